@@ -1,0 +1,76 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# zsmalloc_mod: a zpdesc-based zsmalloc as a zpool backend for zswap.
+# `make help` lists the targets.
+
+# Kernel build tree to build against. Default: the running kernel's; when
+# that has no build tree, the newest installed Debian 6.12 headers.
+KDIR ?= $(firstword $(wildcard /lib/modules/$(shell uname -r)/build) \
+	$(lastword $(sort $(wildcard /usr/src/linux-headers-6.12.*-amd64))))
+
+PWD := $(CURDIR)
+KMAKE = $(MAKE) -C $(KDIR) M=$(PWD)
+
+.PHONY: all modules clean modules_install lint check demo kunit bench \
+	stress docs deps help
+
+all: modules
+
+modules:
+	@test -n "$(KDIR)" -a -d "$(KDIR)" || { \
+		echo "No kernel build tree: set KDIR=/path/to/build (or run make deps)"; \
+		exit 1; }
+	$(KMAKE) modules
+
+clean:
+	$(if $(KDIR),$(KMAKE) clean,)
+	$(MAKE) -C selftests clean
+	rm -rf out
+
+modules_install:
+	$(KMAKE) INSTALL_MOD_DIR=updates modules_install
+
+# checkpatch (from the linux-source-6.12 tree) and sparse, on every file we own.
+lint:
+	./scripts/lint.sh
+
+deps:
+	./vm/deps.sh
+
+# Every test suite: stock Debian 6.12 guest, then the KUnit test kernel.
+check:
+	./vm/check.sh
+
+# Boot the stock kernel, select zsmalloc_mod in zswap, swap, show stats.
+demo:
+	./vm/demo.sh
+
+# KUnit suites on our 6.12 test kernel, verdict by kunit.py parse.
+kunit:
+	./kunit/run.sh
+
+# Side-by-side benchmarks against the in-kernel allocators.
+bench:
+	./bench/run.sh
+
+# Long reliability run: make stress DURATION=600
+stress:
+	./vm/stress.sh $(DURATION)
+
+docs:
+	./scripts/docs.sh
+
+help:
+	@echo 'Targets:'
+	@echo '  all (default)    build zsmalloc_mod.ko (and test modules) against KDIR'
+	@echo '  clean            remove build products'
+	@echo '  modules_install  install into /lib/modules/<kver>/updates'
+	@echo '  lint             checkpatch --strict and sparse (C=2)'
+	@echo '  deps             install missing packages with apt-get'
+	@echo '  check            every test suite on live kernels (CI runs this)'
+	@echo '  demo             zswap on zsmalloc_mod in a stock 6.12 guest'
+	@echo '  kunit            KUnit suites on the 6.12 test kernel'
+	@echo '  bench            benchmarks against in-kernel zsmalloc and zbud'
+	@echo '  stress           long reliability run (DURATION=seconds)'
+	@echo '  docs             build Documentation/ with Sphinx'
+	@echo 'Variables: KDIR=<kernel build tree>  W=1  C=2'

@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * zsmalloc_mod.h - the small API zsmalloc_mod exports to its own test and
+ * benchmark modules. zswap does not use it: zswap reaches us through the
+ * zpool driver "zsmalloc_mod". Every symbol carries the zsmod_ prefix so
+ * that nothing clashes with the built-in zsmalloc (zs_*).
+ */
+#ifndef _ZSMALLOC_MOD_H_
+#define _ZSMALLOC_MOD_H_
+
+#include <linux/types.h>
+
+struct zsmod_pool;
+
+/**
+ * enum zsmod_mapmode - how an object is accessed between map and unmap
+ * @ZSMOD_MM_RW: read and write; the object is copied in and out if split
+ * @ZSMOD_MM_RO: read only; no copy-out at unmap time
+ * @ZSMOD_MM_WO: write only; no copy-in at map time
+ */
+enum zsmod_mapmode {
+	ZSMOD_MM_RW,
+	ZSMOD_MM_RO,
+	ZSMOD_MM_WO,
+};
+
+/**
+ * struct zsmod_pool_stats - a snapshot of a pool's counters
+ * @pages_used: pages currently backing the pool's zspages
+ * @objs_allocated: object slots in all zspages of the pool
+ * @objs_used: slots holding a live object
+ * @pages_compacted: pages freed by compaction since creation
+ * @compactions: compaction runs (explicit calls and shrinker)
+ * @pages_migrated: pages moved by the page migration core
+ * @migrate_aborted: isolated pages put back without being migrated
+ * @deferred_frees: zspages whose freeing was deferred to a worker
+ */
+struct zsmod_pool_stats {
+	unsigned long pages_used;
+	unsigned long objs_allocated;
+	unsigned long objs_used;
+	unsigned long pages_compacted;
+	unsigned long compactions;
+	unsigned long pages_migrated;
+	unsigned long migrate_aborted;
+	unsigned long deferred_frees;
+};
+
+/**
+ * struct zsmod_class_info - geometry and counters of one size class
+ * @size: object size of the class in bytes
+ * @index: class index (as printed in the "class" column of debugfs)
+ * @pages_per_zspage: pages chained into one zspage
+ * @objs_per_zspage: objects one zspage holds
+ * @huge: true for the one-object-per-page class
+ * @objs_allocated: object slots in this class's zspages
+ * @objs_used: slots holding a live object
+ * @zspages: zspages currently in the class
+ */
+struct zsmod_class_info {
+	unsigned int size;
+	unsigned int index;
+	unsigned int pages_per_zspage;
+	unsigned int objs_per_zspage;
+	bool huge;
+	unsigned long objs_allocated;
+	unsigned long objs_used;
+	unsigned long zspages;
+};
+
+struct zsmod_pool *zsmod_create_pool(const char *name);
+void zsmod_destroy_pool(struct zsmod_pool *pool);
+
+int zsmod_malloc(struct zsmod_pool *pool, size_t size, gfp_t gfp,
+		 unsigned long *handle);
+void zsmod_free(struct zsmod_pool *pool, unsigned long handle);
+
+void *zsmod_map_object(struct zsmod_pool *pool, unsigned long handle,
+		       enum zsmod_mapmode mm);
+void zsmod_unmap_object(struct zsmod_pool *pool, unsigned long handle);
+
+unsigned long zsmod_compact(struct zsmod_pool *pool);
+unsigned long zsmod_get_total_pages(struct zsmod_pool *pool);
+void zsmod_pool_stats(struct zsmod_pool *pool, struct zsmod_pool_stats *stats);
+
+size_t zsmod_max_alloc_size(void);
+size_t zsmod_huge_class_size(struct zsmod_pool *pool);
+unsigned int zsmod_class_count(struct zsmod_pool *pool);
+int zsmod_class_info(struct zsmod_pool *pool, unsigned int index,
+		     struct zsmod_class_info *info);
+
+/* For tests: where an object lives now, and which pages hold a zspage. */
+int zsmod_handle_location(struct zsmod_pool *pool, unsigned long handle,
+			  unsigned long *pfn, unsigned int *obj_idx);
+int zsmod_handle_zspage_pfns(struct zsmod_pool *pool, unsigned long handle,
+			     unsigned long *pfns, unsigned int max_pfns);
+
+#endif /* _ZSMALLOC_MOD_H_ */
