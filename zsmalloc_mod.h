@@ -53,6 +53,8 @@ struct zsmod_pool_stats {
  * @pages_per_zspage: pages chained into one zspage
  * @objs_per_zspage: objects one zspage holds
  * @huge: true for the one-object-per-page class
+ * @min_size: smallest zsmod_malloc() size this class serves
+ * @max_size: largest zsmod_malloc() size this class serves
  * @objs_allocated: object slots in this class's zspages
  * @objs_used: slots holding a live object
  * @zspages: zspages currently in the class
@@ -63,6 +65,8 @@ struct zsmod_class_info {
 	unsigned int pages_per_zspage;
 	unsigned int objs_per_zspage;
 	bool huge;
+	unsigned int min_size;
+	unsigned int max_size;
 	unsigned long objs_allocated;
 	unsigned long objs_used;
 	unsigned long zspages;

@@ -1,0 +1,379 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * zpdesc.h - the memory descriptor of a zsmalloc_mod page.
+ *
+ * This is the only file of zsmalloc_mod that knows a zpdesc is, for now,
+ * an overlay of struct page. Everything else goes through the helpers
+ * below, so that the day memory descriptors are allocated separately
+ * (the "memdesc" plan) only this file changes.
+ */
+#ifndef _ZSMALLOC_MOD_ZPDESC_H_
+#define _ZSMALLOC_MOD_ZPDESC_H_
+
+#include <linux/build_bug.h>
+#include <linux/highmem.h>
+#include <linux/migrate.h>
+#include <linux/mm.h>
+#include <linux/mm_types.h>
+#include <linux/page-flags.h>
+#include <linux/pagemap.h>
+#include <linux/stddef.h>
+#include <linux/vmstat.h>
+
+struct zspage;
+
+/**
+ * struct zpdesc - memory descriptor of one page of a zspage
+ * @__page_flags: page flags; touched only through folio helpers. PG_private
+ *	marks the first page of a zspage, PG_locked serialises us against
+ *	page migration.
+ * @__page_lru: used by the migration core while the page is isolated.
+ * @movable_ops: set by the migration core's __SetPageMovable(); ours.
+ * @next: next page of the same zspage, NULL on the last page.
+ * @handle: for a huge zspage (one object), the object's handle.
+ * @zspage: the zspage this page belongs to.
+ * @first_obj_offset: offset of the first object that starts in this page.
+ *	Only the low 24 bits are ours: the top byte holds the page type
+ *	(PGTY_zsmalloc). Use zpdesc_first_obj_offset() and friends.
+ * @__page_refcount: the page's reference count; use zpdesc_get/put().
+ *
+ * A zpdesc overlays struct page. Fields named __page_* belong to the core
+ * and are never accessed by zsmalloc_mod directly. Do not grow the
+ * structure into memcg_data.
+ */
+struct zpdesc {
+	unsigned long __page_flags;
+	struct list_head __page_lru;
+	unsigned long movable_ops;
+	union {
+		struct zpdesc *next;
+		unsigned long handle;
+	};
+	struct zspage *zspage;
+	unsigned int first_obj_offset;
+	atomic_t __page_refcount;
+};
+
+#define ZPDESC_OVERLAYS(pg, zp) \
+	static_assert(offsetof(struct page, pg) == offsetof(struct zpdesc, zp))
+ZPDESC_OVERLAYS(flags, __page_flags);
+ZPDESC_OVERLAYS(lru, __page_lru);
+ZPDESC_OVERLAYS(mapping, movable_ops);
+ZPDESC_OVERLAYS(index, next);
+ZPDESC_OVERLAYS(index, handle);
+ZPDESC_OVERLAYS(private, zspage);
+ZPDESC_OVERLAYS(page_type, first_obj_offset);
+ZPDESC_OVERLAYS(_refcount, __page_refcount);
+#ifdef CONFIG_MEMCG
+static_assert(sizeof(struct zpdesc) <= offsetof(struct page, memcg_data));
+#endif
+#undef ZPDESC_OVERLAYS
+static_assert(sizeof(struct zpdesc) <= sizeof(struct page));
+
+/*
+ * Conversions keep constness: a const zpdesc gives a const page or folio.
+ * A zpdesc is always an order-0 page, hence its own folio head.
+ */
+#define zpdesc_page(zp) (_Generic((zp),					\
+	const struct zpdesc *:	(const struct page *)(zp),		\
+	struct zpdesc *:	(struct page *)(zp)))
+
+#define zpdesc_folio(zp) (_Generic((zp),				\
+	const struct zpdesc *:	(const struct folio *)(zp),		\
+	struct zpdesc *:	(struct folio *)(zp)))
+
+#define page_zpdesc(p) (_Generic((p),					\
+	const struct page *:	(const struct zpdesc *)(p),		\
+	struct page *:		(struct zpdesc *)(p)))
+
+/* The top byte of page_type is the type; the rest is our offset. */
+#define ZPDESC_OBJ_OFFSET_MASK	0x00ffffffU
+
+/**
+ * zpdesc_alloc() - allocate the page behind a new zpdesc
+ * @gfp: allocation flags, possibly with __GFP_MOVABLE and __GFP_HIGHMEM
+ *
+ * The page is typed as a zsmalloc page, so its first_obj_offset is usable.
+ *
+ * Return: the zpdesc, or NULL when no page could be allocated.
+ */
+static inline struct zpdesc *zpdesc_alloc(gfp_t gfp)
+{
+	struct page *page = alloc_page(gfp);
+
+	if (!page)
+		return NULL;
+	__folio_set_zsmalloc(page_folio(page));
+	return page_zpdesc(page);
+}
+
+/**
+ * zpdesc_free() - free a zpdesc that was never published
+ * @zpdesc: a zpdesc from zpdesc_alloc() that nobody else can reference
+ */
+static inline void zpdesc_free(struct zpdesc *zpdesc)
+{
+	__folio_clear_zsmalloc(zpdesc_folio(zpdesc));
+	__free_page(zpdesc_page(zpdesc));
+}
+
+/**
+ * zpdesc_mark_zsmalloc() - type a page we received as a zsmalloc page
+ * @zpdesc: the destination page of a migration
+ */
+static inline void zpdesc_mark_zsmalloc(struct zpdesc *zpdesc)
+{
+	__folio_set_zsmalloc(zpdesc_folio(zpdesc));
+}
+
+/**
+ * zpdesc_is_zsmalloc() - is this page typed as a zsmalloc page?
+ * @zpdesc: the zpdesc
+ *
+ * Return: true if the page carries the zsmalloc page type.
+ */
+static inline bool zpdesc_is_zsmalloc(const struct zpdesc *zpdesc)
+{
+	return folio_test_zsmalloc(zpdesc_folio(zpdesc));
+}
+
+/**
+ * zpdesc_reset() - return a zpdesc's fields to what the page allocator
+ *		    expects, before the last reference is dropped
+ * @zpdesc: the zpdesc
+ *
+ * Clears the movable ops, the first-page marker, the zspage link, the
+ * next/handle word and the page type.
+ */
+static inline void zpdesc_reset(struct zpdesc *zpdesc)
+{
+	struct page *page = zpdesc_page(zpdesc);
+
+	/* a page we never managed to make movable has no ops to clear */
+	if (zpdesc->movable_ops & ~PAGE_MAPPING_FLAGS)
+		__ClearPageMovable(page);
+	folio_clear_private(page_folio(page));
+	zpdesc->zspage = NULL;
+	zpdesc->next = NULL;
+	__folio_clear_zsmalloc(page_folio(page));
+}
+
+/**
+ * zpdesc_first_obj_offset() - where the first object of this page starts
+ * @zpdesc: the zpdesc
+ *
+ * Return: the offset in bytes from the start of the page.
+ */
+static inline unsigned int zpdesc_first_obj_offset(const struct zpdesc *zpdesc)
+{
+	return zpdesc->first_obj_offset & ZPDESC_OBJ_OFFSET_MASK;
+}
+
+/**
+ * zpdesc_set_first_obj_offset() - record where the first object starts
+ * @zpdesc: the zpdesc, already typed as a zsmalloc page
+ * @offset: offset in bytes, below PAGE_SIZE
+ */
+static inline void zpdesc_set_first_obj_offset(struct zpdesc *zpdesc,
+					       unsigned int offset)
+{
+	static_assert(PAGE_SIZE - 1 <= ZPDESC_OBJ_OFFSET_MASK);
+	zpdesc->first_obj_offset &= ~ZPDESC_OBJ_OFFSET_MASK;
+	zpdesc->first_obj_offset |= offset & ZPDESC_OBJ_OFFSET_MASK;
+}
+
+/**
+ * zpdesc_set_first() - mark the first page of a zspage
+ * @zpdesc: the zpdesc
+ */
+static inline void zpdesc_set_first(struct zpdesc *zpdesc)
+{
+	folio_set_private(zpdesc_folio(zpdesc));
+}
+
+/**
+ * zpdesc_is_first() - is this the first page of its zspage?
+ * @zpdesc: the zpdesc
+ *
+ * Return: true for the first page.
+ */
+static inline bool zpdesc_is_first(const struct zpdesc *zpdesc)
+{
+	return folio_test_private(zpdesc_folio(zpdesc));
+}
+
+/**
+ * zpdesc_lock() - lock the page, sleeping until it is available
+ * @zpdesc: the zpdesc
+ */
+static inline void zpdesc_lock(struct zpdesc *zpdesc)
+{
+	folio_lock(zpdesc_folio(zpdesc));
+}
+
+/**
+ * zpdesc_trylock() - lock the page if nobody holds it
+ * @zpdesc: the zpdesc
+ *
+ * Return: true if the lock was taken.
+ */
+static inline bool zpdesc_trylock(struct zpdesc *zpdesc)
+{
+	return folio_trylock(zpdesc_folio(zpdesc));
+}
+
+/**
+ * zpdesc_unlock() - unlock the page
+ * @zpdesc: the zpdesc
+ */
+static inline void zpdesc_unlock(struct zpdesc *zpdesc)
+{
+	folio_unlock(zpdesc_folio(zpdesc));
+}
+
+/**
+ * zpdesc_wait_locked() - wait until the page is unlocked
+ * @zpdesc: the zpdesc; the caller holds a reference to it
+ */
+static inline void zpdesc_wait_locked(struct zpdesc *zpdesc)
+{
+	folio_wait_locked(zpdesc_folio(zpdesc));
+}
+
+/**
+ * zpdesc_is_locked() - is the page locked?
+ * @zpdesc: the zpdesc
+ *
+ * Return: true if somebody holds the page lock.
+ */
+static inline bool zpdesc_is_locked(const struct zpdesc *zpdesc)
+{
+	return folio_test_locked(zpdesc_folio(zpdesc));
+}
+
+/**
+ * zpdesc_get() - take a reference on the page
+ * @zpdesc: the zpdesc
+ */
+static inline void zpdesc_get(struct zpdesc *zpdesc)
+{
+	folio_get(zpdesc_folio(zpdesc));
+}
+
+/**
+ * zpdesc_put() - drop a reference; the last one frees the page
+ * @zpdesc: the zpdesc
+ */
+static inline void zpdesc_put(struct zpdesc *zpdesc)
+{
+	folio_put(zpdesc_folio(zpdesc));
+}
+
+/**
+ * kmap_local_zpdesc() - map the page for a short, CPU-local access
+ * @zpdesc: the zpdesc
+ *
+ * Return: the page's kernel address; undo with kunmap_local().
+ */
+static inline void *kmap_local_zpdesc(struct zpdesc *zpdesc)
+{
+	return kmap_local_page(zpdesc_page(zpdesc));
+}
+
+/**
+ * zpdesc_pfn() - the page frame number of a zpdesc
+ * @zpdesc: the zpdesc
+ *
+ * Return: its pfn.
+ */
+static inline unsigned long zpdesc_pfn(const struct zpdesc *zpdesc)
+{
+	return page_to_pfn(zpdesc_page(zpdesc));
+}
+
+/**
+ * pfn_zpdesc() - the zpdesc of a page frame number
+ * @pfn: a pfn that holds a zsmalloc_mod page
+ *
+ * Return: the zpdesc.
+ */
+static inline struct zpdesc *pfn_zpdesc(unsigned long pfn)
+{
+	return page_zpdesc(pfn_to_page(pfn));
+}
+
+/**
+ * zpdesc_set_movable() - let the migration core move this page
+ * @zpdesc: the zpdesc; its page lock is held
+ * @mops: our movable operations
+ */
+static inline void zpdesc_set_movable(struct zpdesc *zpdesc,
+				      const struct movable_operations *mops)
+{
+	__SetPageMovable(zpdesc_page(zpdesc), mops);
+}
+
+/**
+ * zpdesc_is_isolated() - is the page isolated for migration?
+ * @zpdesc: the zpdesc
+ *
+ * Return: true while the migration core holds the page isolated.
+ */
+static inline bool zpdesc_is_isolated(const struct zpdesc *zpdesc)
+{
+	return folio_test_isolated(zpdesc_folio(zpdesc));
+}
+
+/**
+ * zpdesc_zone() - the zone the page lives in
+ * @zpdesc: the zpdesc
+ *
+ * Return: the zone.
+ */
+static inline struct zone *zpdesc_zone(const struct zpdesc *zpdesc)
+{
+	return page_zone(zpdesc_page(zpdesc));
+}
+
+/*
+ * NR_ZSPAGES only exists when the kernel has zsmalloc built in; we account
+ * our pages there too, so /proc/vmstat's nr_zspages covers both.
+ */
+#if IS_ENABLED(CONFIG_ZSMALLOC)
+/**
+ * zpdesc_inc_zone_page_state() - count the page in its zone's NR_ZSPAGES
+ * @zpdesc: the zpdesc
+ */
+static inline void zpdesc_inc_zone_page_state(struct zpdesc *zpdesc)
+{
+	inc_zone_page_state(zpdesc_page(zpdesc), NR_ZSPAGES);
+}
+
+/**
+ * zpdesc_dec_zone_page_state() - uncount the page from NR_ZSPAGES
+ * @zpdesc: the zpdesc
+ */
+static inline void zpdesc_dec_zone_page_state(struct zpdesc *zpdesc)
+{
+	dec_zone_page_state(zpdesc_page(zpdesc), NR_ZSPAGES);
+}
+#else
+static inline void zpdesc_inc_zone_page_state(struct zpdesc *zpdesc) { }
+static inline void zpdesc_dec_zone_page_state(struct zpdesc *zpdesc) { }
+#endif
+
+/**
+ * zpdesc_has_flag_trouble() - does the page carry a flag we never set?
+ * @zpdesc: the zpdesc
+ *
+ * Our pages must not carry reclaim hints such as PG_reclaim: such a flag
+ * would be a stray left by an earlier user or by us.
+ *
+ * Return: true if a stray reclaim flag is set.
+ */
+static inline bool zpdesc_has_flag_trouble(const struct zpdesc *zpdesc)
+{
+	return folio_test_reclaim(zpdesc_folio(zpdesc));
+}
+
+#endif /* _ZSMALLOC_MOD_ZPDESC_H_ */

@@ -1,0 +1,1930 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * zsmalloc_mod - a zsmalloc-style allocator for compressed pages, built on
+ * the zpdesc memory descriptor, registered as the zpool backend
+ * "zsmalloc_mod" for zswap.
+ *
+ * Objects of similar size share a size class. A class stores its objects
+ * in zspages: chains of 1 to ZSMOD_MAX_PAGES_PER_ZSPAGE order-0 pages in
+ * which objects are packed back to back, so an object may span two pages.
+ * The caller holds a handle: a small slab object that stores the encoded
+ * location (pfn, class, index) of its object. Migration and compaction move
+ * objects and rewrite the location; the handle stays the same.
+ *
+ * Locking, outermost first:
+ *
+ *  page lock (PG_locked of a zpdesc)
+ *	Held by the migration core around isolate/migrate/putback of a page;
+ *	taken by us on every page of a zspage before the zspage is freed,
+ *	so a page being migrated always has a live zspage.
+ *  size_class->lock (spinlock)
+ *	Protects the class's fullness lists and statistics, the inuse,
+ *	freeobj and fullness of each of its zspages, their page chains,
+ *	and the location stored in the handle of each of its objects: a
+ *	location is only ever rewritten under this lock. Since a handle's
+ *	location encodes its class, zsmod_free() finds the right lock
+ *	without any pool-wide lock.
+ *  zspage->lock (rwlock)
+ *	Read-held from map to unmap of an object of the zspage; write-held
+ *	by page migration and by compaction while they move objects out of
+ *	the zspage. Taken only with the class lock held, except in unmap.
+ *  zsmod_map_area.lock (per-CPU local_lock)
+ *	Held from map to unmap: guards the per-CPU copy buffer used for
+ *	objects that span two pages. One object per CPU may be mapped at a
+ *	time; the caller must not sleep while it is mapped.
+ *
+ * Page locks are only try-locked while a class lock is held; a zspage
+ * whose pages cannot all be try-locked is freed later by a worker that
+ * takes the page locks without holding the class lock.
+ *
+ * Only zpdesc.h knows that a zpdesc overlays struct page; this file goes
+ * through zpdesc only.
+ */
+
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/atomic.h>
+#include <linux/cpuhotplug.h>
+#include <linux/debugfs.h>
+#include <linux/highmem.h>
+#include <linux/kernel.h>
+#include <linux/local_lock.h>
+#include <linux/lockdep.h>
+#include <linux/migrate.h>
+#include <linux/mm.h>
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/percpu.h>
+#include <linux/seq_file.h>
+#include <linux/shrinker.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
+#include <linux/workqueue.h>
+#include <linux/zpool.h>
+
+#include "zpdesc.h"
+#include "zsmalloc_mod.h"
+
+#if BITS_PER_LONG != 64
+#error "zsmalloc_mod encodes pfn, class and index in one long: 64-bit only"
+#endif
+
+#define ZSMOD_HANDLE_SIZE	sizeof(unsigned long)
+#define ZSMOD_MIN_ALLOC_SIZE	32U
+#define ZSMOD_CLASS_DELTA	16U
+#define ZSMOD_MAX_ALLOC_SIZE	((unsigned int)PAGE_SIZE)
+#define ZSMOD_MAX_PAGES_PER_ZSPAGE	8U
+#define ZSMOD_NR_CLASSES \
+	(DIV_ROUND_UP(ZSMOD_MAX_ALLOC_SIZE - ZSMOD_MIN_ALLOC_SIZE, \
+		      ZSMOD_CLASS_DELTA) + 1)
+#define ZSMOD_MAX_OBJS_PER_ZSPAGE \
+	(ZSMOD_MAX_PAGES_PER_ZSPAGE * PAGE_SIZE / ZSMOD_MIN_ALLOC_SIZE)
+
+/*
+ * An object's location: | pfn of its first page | class | index |.
+ * The class is in there so that free and map find the class lock
+ * from the handle alone.
+ */
+#define OBJ_IDX_BITS		12
+#define OBJ_CLASS_BITS		8
+#define OBJ_PFN_SHIFT		(OBJ_IDX_BITS + OBJ_CLASS_BITS)
+#define OBJ_IDX_MASK		((1UL << OBJ_IDX_BITS) - 1)
+#define OBJ_CLASS_MASK		((1UL << OBJ_CLASS_BITS) - 1)
+static_assert(ZSMOD_MAX_OBJS_PER_ZSPAGE <= (1UL << OBJ_IDX_BITS));
+static_assert(ZSMOD_NR_CLASSES <= (1UL << OBJ_CLASS_BITS));
+static_assert(MAX_POSSIBLE_PHYSMEM_BITS - PAGE_SHIFT + OBJ_PFN_SHIFT <=
+	      BITS_PER_LONG);
+/* Class sizes are multiples of 16, so an 8-byte header never spans. */
+static_assert(ZSMOD_CLASS_DELTA % ZSMOD_HANDLE_SIZE == 0);
+
+/*
+ * The first word of a non-huge object holds its handle with
+ * OBJ_ALLOCATED_TAG set; the first word of a free slot holds the index of
+ * the next free slot, shifted so that the tag bit is clear. Handles are
+ * slab pointers, so their low bit is free for the tag.
+ */
+#define OBJ_ALLOCATED_TAG	1UL
+#define OBJ_TAG_BITS		1
+#define ZSMOD_NO_FREE_OBJ	UINT_MAX
+
+#define ZSPAGE_MAGIC		0x5a
+
+enum zsmod_fullness {
+	ZS_INUSE_RATIO_0,
+	ZS_INUSE_RATIO_10,
+	/* one group per 10%: 20..90 */
+	ZS_INUSE_RATIO_99 = 10,
+	ZS_INUSE_RATIO_100,
+	NR_FULLNESS_GROUPS,
+};
+
+enum zsmod_class_stat {
+	/* zspage counts per fullness group come first */
+	CLASS_OBJS_ALLOCATED = NR_FULLNESS_GROUPS,
+	CLASS_OBJS_INUSE,
+	NR_CLASS_STATS,
+};
+
+struct size_class {
+	spinlock_t lock;
+	struct list_head fullness_list[NR_FULLNESS_GROUPS];
+	unsigned long stat[NR_CLASS_STATS];
+	unsigned int size;
+	unsigned int index;
+	unsigned int objs_per_zspage;
+	unsigned int pages_per_zspage;
+	/* smallest zsmod_malloc() size served, for class info */
+	unsigned int min_user_size;
+	bool huge;
+} ____cacheline_aligned_in_smp;
+
+struct zspage {
+	u8 magic;
+	u8 fullness;
+	u8 class_idx;
+	bool huge;
+	unsigned int inuse;
+	unsigned int freeobj;
+	struct zpdesc *first_zpdesc;
+	struct list_head list;
+	struct zsmod_pool *pool;
+	rwlock_t lock;
+};
+
+struct zsmod_counters {
+	atomic_long_t pages_compacted;
+	atomic_long_t compactions;
+	atomic_long_t pages_migrated;
+	atomic_long_t migrate_aborted;
+	atomic_long_t deferred_frees;
+};
+
+struct zsmod_pool {
+	const char *name;
+	/* by class index; merged indexes point to the same class */
+	struct size_class *size_class[ZSMOD_NR_CLASSES];
+	/* distinct classes, smallest first */
+	struct size_class *classes[ZSMOD_NR_CLASSES];
+	unsigned int nr_classes;
+	size_t huge_class_size;
+	atomic_long_t pages_allocated;
+	struct zsmod_counters counters;
+	atomic_t compaction_in_progress;
+	struct work_struct free_work;
+	struct shrinker *shrinker;
+	struct dentry *debugfs_dir;
+};
+
+struct zsmod_map_area {
+	local_lock_t lock;
+	char *buf;		/* PAGE_SIZE bounce buffer for split objects */
+	void *kaddr;		/* kmap_local address of an unsplit object */
+	enum zsmod_mapmode mm;
+};
+
+static DEFINE_PER_CPU(struct zsmod_map_area, zsmod_map_area) = {
+	.lock = INIT_LOCAL_LOCK(lock),
+};
+
+static struct kmem_cache *zsmod_handle_cache;
+static struct kmem_cache *zsmod_zspage_cache;
+static struct dentry *zsmod_debugfs_root;
+static enum cpuhp_state zsmod_cpuhp_state;
+static atomic_t zsmod_pool_seq = ATOMIC_INIT(0);
+
+static bool shrinker_enabled = true;
+module_param(shrinker_enabled, bool, 0644);
+MODULE_PARM_DESC(shrinker_enabled,
+		 "Let memory pressure trigger pool compaction (default: Y)");
+
+#ifdef CONFIG_COMPACTION
+static const struct movable_operations zsmod_mops;
+#endif
+
+/* ---- object locations ------------------------------------------------ */
+
+static unsigned long obj_encode(struct zpdesc *zpdesc, unsigned int idx,
+				unsigned int class_idx)
+{
+	return zpdesc_pfn(zpdesc) << OBJ_PFN_SHIFT |
+	       (unsigned long)class_idx << OBJ_IDX_BITS | idx;
+}
+
+static unsigned long obj_pfn(unsigned long obj)
+{
+	return obj >> OBJ_PFN_SHIFT;
+}
+
+static struct zpdesc *obj_zpdesc(unsigned long obj)
+{
+	return pfn_zpdesc(obj_pfn(obj));
+}
+
+static unsigned int obj_class_idx(unsigned long obj)
+{
+	return (obj >> OBJ_IDX_BITS) & OBJ_CLASS_MASK;
+}
+
+static unsigned int obj_index(unsigned long obj)
+{
+	return obj & OBJ_IDX_MASK;
+}
+
+static unsigned long handle_obj(unsigned long handle)
+{
+	return READ_ONCE(*(unsigned long *)handle);
+}
+
+static void handle_set_obj(unsigned long handle, unsigned long obj)
+{
+	WRITE_ONCE(*(unsigned long *)handle, obj);
+}
+
+static unsigned int class_idx_for_size(size_t size)
+{
+	unsigned int idx = 0;
+
+	if (size > ZSMOD_MIN_ALLOC_SIZE)
+		idx = DIV_ROUND_UP(size - ZSMOD_MIN_ALLOC_SIZE,
+				   ZSMOD_CLASS_DELTA);
+	return min_t(unsigned int, idx, ZSMOD_NR_CLASSES - 1);
+}
+
+static struct zspage *zpdesc_zspage(const struct zpdesc *zpdesc)
+{
+	return zpdesc->zspage;
+}
+
+static struct size_class *zspage_class(struct zsmod_pool *pool,
+				       struct zspage *zspage)
+{
+	return pool->size_class[zspage->class_idx];
+}
+
+/* Page @n (0-based) of a zspage's chain. */
+static struct zpdesc *zspage_nth_zpdesc(struct zspage *zspage, unsigned int n)
+{
+	struct zpdesc *zpdesc = zspage->first_zpdesc;
+
+	while (n--)
+		zpdesc = zpdesc->next;
+	return zpdesc;
+}
+
+/* Position of @zpdesc in its zspage's chain. */
+static unsigned int zspage_zpdesc_pos(struct zspage *zspage,
+				      struct zpdesc *zpdesc)
+{
+	struct zpdesc *cur = zspage->first_zpdesc;
+	unsigned int n = 0;
+
+	while (cur && cur != zpdesc) {
+		cur = cur->next;
+		n++;
+	}
+	return n;
+}
+
+/* ---- fullness groups ------------------------------------------------- */
+
+static int fullness_group(struct size_class *class, struct zspage *zspage)
+{
+	unsigned int inuse = zspage->inuse;
+
+	if (!inuse)
+		return ZS_INUSE_RATIO_0;
+	if (inuse == class->objs_per_zspage)
+		return ZS_INUSE_RATIO_100;
+	/* 1 of 127 objects is 0% by integer division but belongs in 10% */
+	return 100 * inuse / class->objs_per_zspage / 10 + 1;
+}
+
+static void insert_zspage(struct size_class *class, struct zspage *zspage,
+			  int fullness)
+{
+	lockdep_assert_held(&class->lock);
+	class->stat[fullness]++;
+	list_add(&zspage->list, &class->fullness_list[fullness]);
+	zspage->fullness = fullness;
+}
+
+static void remove_zspage(struct size_class *class, struct zspage *zspage)
+{
+	lockdep_assert_held(&class->lock);
+	list_del_init(&zspage->list);
+	class->stat[zspage->fullness]--;
+}
+
+/* Move @zspage to the list its fullness calls for; return the group. */
+static int fix_fullness(struct size_class *class, struct zspage *zspage)
+{
+	int fullness = fullness_group(class, zspage);
+
+	if (fullness != zspage->fullness) {
+		remove_zspage(class, zspage);
+		insert_zspage(class, zspage, fullness);
+	}
+	return fullness;
+}
+
+/* The fullest zspage that still has room, or NULL. */
+static struct zspage *find_zspage_with_room(struct size_class *class)
+{
+	int fg;
+
+	for (fg = ZS_INUSE_RATIO_99; fg >= ZS_INUSE_RATIO_10; fg--) {
+		struct zspage *zspage;
+
+		zspage = list_first_entry_or_null(&class->fullness_list[fg],
+						  struct zspage, list);
+		if (zspage)
+			return zspage;
+	}
+	return NULL;
+}
+
+/* ---- object slots ---------------------------------------------------- */
+
+/*
+ * Allocate a slot of @zspage for @handle and return its location.
+ * The caller records the location in the handle.
+ */
+static unsigned long obj_malloc(struct size_class *class,
+				struct zspage *zspage, unsigned long handle)
+{
+	unsigned int idx = zspage->freeobj;
+	unsigned long offset = (unsigned long)idx * class->size;
+	struct zpdesc *zpdesc;
+	unsigned long *link;
+	void *vaddr;
+
+	lockdep_assert_held(&class->lock);
+	zpdesc = zspage_nth_zpdesc(zspage, offset >> PAGE_SHIFT);
+	vaddr = kmap_local_zpdesc(zpdesc);
+	link = vaddr + offset_in_page(offset);
+	zspage->freeobj = *link >> OBJ_TAG_BITS;
+	if (zspage->huge)
+		zspage->first_zpdesc->handle = handle | OBJ_ALLOCATED_TAG;
+	else
+		*link = handle | OBJ_ALLOCATED_TAG;
+	kunmap_local(vaddr);
+
+	zspage->inuse++;
+	class->stat[CLASS_OBJS_INUSE]++;
+	return obj_encode(zpdesc, idx, class->index);
+}
+
+/* Return the slot at @obj to its zspage's free list. */
+static void obj_free(struct size_class *class, unsigned long obj)
+{
+	struct zpdesc *zpdesc = obj_zpdesc(obj);
+	struct zspage *zspage = zpdesc_zspage(zpdesc);
+	unsigned int idx = obj_index(obj);
+	unsigned long offset = (unsigned long)idx * class->size;
+	unsigned long *link;
+	void *vaddr;
+
+	lockdep_assert_held(&class->lock);
+	vaddr = kmap_local_zpdesc(zpdesc);
+	link = vaddr + offset_in_page(offset);
+	*link = (unsigned long)zspage->freeobj << OBJ_TAG_BITS;
+	kunmap_local(vaddr);
+	if (zspage->huge)
+		zpdesc->handle = 0;
+
+	zspage->freeobj = idx;
+	zspage->inuse--;
+	class->stat[CLASS_OBJS_INUSE]--;
+}
+
+/*
+ * If the object whose first word is at @addr (in page @zpdesc) is
+ * allocated, store its handle in @handle and return true.
+ */
+static bool obj_allocated(struct zspage *zspage, struct zpdesc *zpdesc,
+			  void *addr, unsigned long *handle)
+{
+	unsigned long word;
+
+	if (zspage->huge)
+		word = zspage->first_zpdesc->handle;
+	else
+		word = *(unsigned long *)addr;
+	if (!(word & OBJ_ALLOCATED_TAG))
+		return false;
+	*handle = word & ~OBJ_ALLOCATED_TAG;
+	return true;
+}
+
+/* Index range [*first, *end) of the objects that start in page @pos. */
+static void objs_starting_in_page(struct size_class *class, unsigned int pos,
+				  unsigned int *first, unsigned int *end)
+{
+	unsigned long start = (unsigned long)pos * PAGE_SIZE;
+
+	*first = DIV_ROUND_UP(start, class->size);
+	*end = min_t(unsigned int, class->objs_per_zspage,
+		     DIV_ROUND_UP(start + PAGE_SIZE, class->size));
+}
+
+/*
+ * Copy @len bytes of the object at @obj, starting @skip bytes into it,
+ * to (@to_obj = false) or from (@to_obj = true) @buf. Objects span at
+ * most two pages.
+ */
+static void obj_copy_bytes(struct size_class *class, unsigned long obj,
+			   unsigned int skip, void *buf, unsigned int len,
+			   bool to_obj)
+{
+	struct zpdesc *zpdesc = obj_zpdesc(obj);
+	unsigned long off = offset_in_page((unsigned long)obj_index(obj) *
+					   class->size) + skip;
+
+	while (len) {
+		unsigned int chunk;
+		void *vaddr;
+
+		if (off >= PAGE_SIZE) {
+			zpdesc = zpdesc->next;
+			off -= PAGE_SIZE;
+		}
+		chunk = min_t(unsigned long, len, PAGE_SIZE - off);
+		vaddr = kmap_local_zpdesc(zpdesc);
+		if (to_obj)
+			memcpy(vaddr + off, buf, chunk);
+		else
+			memcpy(buf, vaddr + off, chunk);
+		kunmap_local(vaddr);
+		buf += chunk;
+		off += chunk;
+		len -= chunk;
+	}
+}
+
+/* Copy a whole object from @src to @dst, both of @class. */
+static void obj_copy(struct size_class *class, unsigned long dst,
+		     unsigned long src)
+{
+	struct zpdesc *s_zpdesc = obj_zpdesc(src);
+	struct zpdesc *d_zpdesc = obj_zpdesc(dst);
+	unsigned long s_off = offset_in_page((unsigned long)obj_index(src) *
+					     class->size);
+	unsigned long d_off = offset_in_page((unsigned long)obj_index(dst) *
+					     class->size);
+	unsigned int len = class->size;
+
+	while (len) {
+		unsigned int chunk;
+		void *s_addr, *d_addr;
+
+		if (s_off >= PAGE_SIZE) {
+			s_zpdesc = s_zpdesc->next;
+			s_off -= PAGE_SIZE;
+		}
+		if (d_off >= PAGE_SIZE) {
+			d_zpdesc = d_zpdesc->next;
+			d_off -= PAGE_SIZE;
+		}
+		chunk = min3((unsigned long)len, PAGE_SIZE - s_off,
+			     PAGE_SIZE - d_off);
+		s_addr = kmap_local_zpdesc(s_zpdesc);
+		d_addr = kmap_local_zpdesc(d_zpdesc);
+		memcpy(d_addr + d_off, s_addr + s_off, chunk);
+		kunmap_local(d_addr);
+		kunmap_local(s_addr);
+		s_off += chunk;
+		d_off += chunk;
+		len -= chunk;
+	}
+}
+
+/* ---- zspage life cycle ----------------------------------------------- */
+
+/* Link @zpdescs into the page chain of @zspage. */
+static void zspage_link_pages(struct size_class *class, struct zspage *zspage,
+			      struct zpdesc **zpdescs)
+{
+	unsigned int i;
+
+	for (i = 0; i < class->pages_per_zspage; i++) {
+		struct zpdesc *zpdesc = zpdescs[i];
+
+		zpdesc->zspage = zspage;
+		zpdesc->next = i + 1 < class->pages_per_zspage ?
+			       zpdescs[i + 1] : NULL;
+		if (i == 0) {
+			zspage->first_zpdesc = zpdesc;
+			zpdesc_set_first(zpdesc);
+		}
+	}
+}
+
+/* Thread every slot of a new zspage onto its free list. */
+static void zspage_init_free_list(struct size_class *class,
+				  struct zspage *zspage)
+{
+	struct zpdesc *zpdesc = zspage->first_zpdesc;
+	unsigned int pos = 0;
+
+	for (; zpdesc; zpdesc = zpdesc->next, pos++) {
+		unsigned int idx, first, end;
+		void *vaddr;
+
+		objs_starting_in_page(class, pos, &first, &end);
+		zpdesc_set_first_obj_offset(zpdesc,
+			(unsigned long)first * class->size -
+			(unsigned long)pos * PAGE_SIZE);
+		vaddr = kmap_local_zpdesc(zpdesc);
+		for (idx = first; idx < end; idx++) {
+			unsigned long *link = vaddr +
+				offset_in_page((unsigned long)idx * class->size);
+			unsigned long next = idx + 1 < class->objs_per_zspage ?
+					     idx + 1 : ZSMOD_NO_FREE_OBJ;
+
+			*link = next << OBJ_TAG_BITS;
+		}
+		kunmap_local(vaddr);
+	}
+	zspage->freeobj = 0;
+	zspage->inuse = 0;
+}
+
+/*
+ * Allocate a zspage and its pages for @class. On failure everything
+ * allocated so far is returned and NULL is the result.
+ */
+static struct zspage *alloc_zspage(struct zsmod_pool *pool,
+				   struct size_class *class, gfp_t gfp)
+{
+	struct zpdesc *zpdescs[ZSMOD_MAX_PAGES_PER_ZSPAGE];
+	struct zspage *zspage;
+	unsigned int i;
+
+	zspage = kmem_cache_zalloc(zsmod_zspage_cache,
+				   gfp & ~(__GFP_HIGHMEM | __GFP_MOVABLE));
+	if (!zspage)
+		return NULL;
+
+	for (i = 0; i < class->pages_per_zspage; i++) {
+		zpdescs[i] = zpdesc_alloc(gfp);
+		if (!zpdescs[i])
+			goto undo;
+		zpdesc_inc_zone_page_state(zpdescs[i]);
+	}
+
+	zspage->magic = ZSPAGE_MAGIC;
+	zspage->class_idx = class->index;
+	zspage->huge = class->huge;
+	zspage->pool = pool;
+	INIT_LIST_HEAD(&zspage->list);
+	rwlock_init(&zspage->lock);
+	zspage_link_pages(class, zspage, zpdescs);
+	zspage_init_free_list(class, zspage);
+	return zspage;
+
+undo:
+	while (i--) {
+		zpdesc_dec_zone_page_state(zpdescs[i]);
+		zpdesc_free(zpdescs[i]);
+	}
+	kmem_cache_free(zsmod_zspage_cache, zspage);
+	return NULL;
+}
+
+/* Let the migration core move the pages of a new zspage. */
+static void zspage_set_movable(struct zspage *zspage)
+{
+#ifdef CONFIG_COMPACTION
+	struct zpdesc *zpdesc;
+
+	for (zpdesc = zspage->first_zpdesc; zpdesc; zpdesc = zpdesc->next) {
+		/*
+		 * Nobody else can know this page yet. Should a pfn walker
+		 * hold its lock for a moment, the page just stays unmovable.
+		 */
+		if (!zpdesc_trylock(zpdesc))
+			continue;
+		zpdesc_set_movable(zpdesc, &zsmod_mops);
+		zpdesc_unlock(zpdesc);
+	}
+#endif
+}
+
+static bool trylock_zspage(struct zspage *zspage)
+{
+	struct zpdesc *zpdesc, *locked;
+
+	for (zpdesc = zspage->first_zpdesc; zpdesc; zpdesc = zpdesc->next) {
+		if (!zpdesc_trylock(zpdesc))
+			goto unwind;
+	}
+	return true;
+
+unwind:
+	for (locked = zspage->first_zpdesc; locked != zpdesc;
+	     locked = locked->next)
+		zpdesc_unlock(locked);
+	return false;
+}
+
+/*
+ * Lock every page of @zspage, sleeping as needed. Pages not yet locked
+ * may be migrated meanwhile, so each is looked up under the zspage lock
+ * and waited for with a reference held.
+ */
+static void lock_zspage(struct zspage *zspage)
+{
+	struct zpdesc *cur = NULL, *next;
+
+	read_lock(&zspage->lock);
+	for (;;) {
+		next = cur ? cur->next : zspage->first_zpdesc;
+		if (!next)
+			break;
+		if (zpdesc_trylock(next)) {
+			cur = next;
+			continue;
+		}
+		zpdesc_get(next);
+		read_unlock(&zspage->lock);
+		zpdesc_wait_locked(next);
+		zpdesc_put(next);
+		read_lock(&zspage->lock);
+	}
+	read_unlock(&zspage->lock);
+}
+
+/*
+ * Free an empty zspage whose pages are all locked by us. Its struct is
+ * already off the fullness lists.
+ */
+static void __free_zspage(struct zsmod_pool *pool, struct size_class *class,
+			  struct zspage *zspage)
+{
+	struct zpdesc *zpdesc = zspage->first_zpdesc, *next;
+
+	lockdep_assert_held(&class->lock);
+	VM_WARN_ON_ONCE(zspage->inuse);
+
+	do {
+		next = zpdesc->next;
+		zpdesc_reset(zpdesc);
+		zpdesc_unlock(zpdesc);
+		zpdesc_dec_zone_page_state(zpdesc);
+		zpdesc_put(zpdesc);
+		zpdesc = next;
+	} while (zpdesc);
+
+	kmem_cache_free(zsmod_zspage_cache, zspage);
+	class->stat[CLASS_OBJS_ALLOCATED] -= class->objs_per_zspage;
+	atomic_long_sub(class->pages_per_zspage, &pool->pages_allocated);
+}
+
+/*
+ * Free an empty zspage that sits on the ZS_INUSE_RATIO_0 list. If a page
+ * is locked (being migrated), leave it there for the deferred worker.
+ */
+static void free_zspage(struct zsmod_pool *pool, struct size_class *class,
+			struct zspage *zspage)
+{
+	lockdep_assert_held(&class->lock);
+	if (!trylock_zspage(zspage)) {
+		atomic_long_inc(&pool->counters.deferred_frees);
+		schedule_work(&pool->free_work);
+		return;
+	}
+	remove_zspage(class, zspage);
+	__free_zspage(pool, class, zspage);
+}
+
+/* Worker: free the empty zspages whose pages were busy at free time. */
+static void deferred_free_work(struct work_struct *work)
+{
+	struct zsmod_pool *pool = container_of(work, struct zsmod_pool,
+					       free_work);
+	unsigned int i;
+
+	for (i = 0; i < pool->nr_classes; i++) {
+		struct size_class *class = pool->classes[i];
+		struct zspage *zspage, *tmp;
+		LIST_HEAD(empty);
+
+		spin_lock(&class->lock);
+		list_splice_init(&class->fullness_list[ZS_INUSE_RATIO_0],
+				 &empty);
+		spin_unlock(&class->lock);
+
+		list_for_each_entry_safe(zspage, tmp, &empty, list) {
+			list_del_init(&zspage->list);
+			lock_zspage(zspage);
+			spin_lock(&class->lock);
+			class->stat[ZS_INUSE_RATIO_0]--;
+			__free_zspage(pool, class, zspage);
+			spin_unlock(&class->lock);
+		}
+	}
+}
+
+/* ---- handles --------------------------------------------------------- */
+
+static unsigned long handle_alloc(gfp_t gfp)
+{
+	return (unsigned long)kmem_cache_alloc(zsmod_handle_cache,
+				gfp & ~(__GFP_HIGHMEM | __GFP_MOVABLE));
+}
+
+static void handle_free(unsigned long handle)
+{
+	kmem_cache_free(zsmod_handle_cache, (void *)handle);
+}
+
+/*
+ * Sanity-check a handle before trusting it. Cheap checks always; under
+ * CONFIG_DEBUG_VM also that it points to a live object of this pool.
+ * Returns the object's class, or NULL for an invalid handle.
+ */
+static struct size_class *handle_class(struct zsmod_pool *pool,
+				       unsigned long handle)
+{
+	struct size_class *class;
+	unsigned long obj;
+
+	if (unlikely(!pool || !handle ||
+		     !IS_ALIGNED(handle, sizeof(unsigned long))))
+		return NULL;
+#ifdef CONFIG_DEBUG_VM
+	if (!virt_addr_valid((void *)handle))
+		return NULL;
+#endif
+	obj = handle_obj(handle);
+	if (unlikely(obj_class_idx(obj) >= ZSMOD_NR_CLASSES))
+		return NULL;
+	class = pool->size_class[obj_class_idx(obj)];
+	if (unlikely(class->index != obj_class_idx(obj)))
+		return NULL;
+	return class;
+}
+
+/*
+ * With the class lock held, check that @obj really is the object of
+ * @handle in @pool. Always true without CONFIG_DEBUG_VM.
+ */
+static bool obj_matches_handle(struct zsmod_pool *pool,
+			       struct size_class *class, unsigned long obj,
+			       unsigned long handle)
+{
+#ifdef CONFIG_DEBUG_VM
+	struct zpdesc *zpdesc;
+	struct zspage *zspage;
+	unsigned long word;
+	void *vaddr;
+
+	lockdep_assert_held(&class->lock);
+	if (!pfn_valid(obj_pfn(obj)) || obj_index(obj) >= class->objs_per_zspage)
+		return false;
+	zpdesc = obj_zpdesc(obj);
+	if (!zpdesc_is_zsmalloc(zpdesc))
+		return false;
+	zspage = zpdesc_zspage(zpdesc);
+	if (!zspage || !virt_addr_valid(zspage) ||
+	    zspage->magic != ZSPAGE_MAGIC || zspage->pool != pool ||
+	    zspage->class_idx != class->index)
+		return false;
+	if (zspage->huge) {
+		word = zspage->first_zpdesc->handle;
+	} else {
+		vaddr = kmap_local_zpdesc(zpdesc);
+		word = *(unsigned long *)(vaddr + offset_in_page(
+				(unsigned long)obj_index(obj) * class->size));
+		kunmap_local(vaddr);
+	}
+	return word == (handle | OBJ_ALLOCATED_TAG);
+#else
+	return true;
+#endif
+}
+
+/* ---- allocation API -------------------------------------------------- */
+
+/**
+ * zsmod_malloc() - allocate an object
+ * @pool: the pool
+ * @size: object size in bytes, 1 to zsmod_max_alloc_size()
+ * @gfp: flags for the page and slab allocations; __GFP_MOVABLE and
+ *	 __GFP_HIGHMEM apply to the pages only
+ * @handle: where the new object's handle is stored
+ *
+ * Context: may sleep if @gfp allows it.
+ * Return: 0 on success; -EINVAL for a size of 0 or above the maximum;
+ * -ENOMEM when memory ran out, in which case nothing was allocated.
+ */
+int zsmod_malloc(struct zsmod_pool *pool, size_t size, gfp_t gfp,
+		 unsigned long *handle)
+{
+	struct size_class *class;
+	struct zspage *zspage;
+	unsigned long h, obj;
+
+	if (unlikely(!pool || !handle || !size ||
+		     size > ZSMOD_MAX_ALLOC_SIZE))
+		return -EINVAL;
+
+	h = handle_alloc(gfp);
+	if (!h)
+		return -ENOMEM;
+
+	class = pool->size_class[class_idx_for_size(size + ZSMOD_HANDLE_SIZE)];
+
+	spin_lock(&class->lock);
+	zspage = find_zspage_with_room(class);
+	if (zspage) {
+		obj = obj_malloc(class, zspage, h);
+		fix_fullness(class, zspage);
+		handle_set_obj(h, obj);
+		spin_unlock(&class->lock);
+		*handle = h;
+		return 0;
+	}
+	spin_unlock(&class->lock);
+
+	zspage = alloc_zspage(pool, class, gfp);
+	if (!zspage) {
+		handle_free(h);
+		return -ENOMEM;
+	}
+
+	spin_lock(&class->lock);
+	obj = obj_malloc(class, zspage, h);
+	insert_zspage(class, zspage, fullness_group(class, zspage));
+	handle_set_obj(h, obj);
+	class->stat[CLASS_OBJS_ALLOCATED] += class->objs_per_zspage;
+	atomic_long_add(class->pages_per_zspage, &pool->pages_allocated);
+	zspage_set_movable(zspage);
+	spin_unlock(&class->lock);
+
+	*handle = h;
+	return 0;
+}
+EXPORT_SYMBOL_GPL(zsmod_malloc);
+
+/**
+ * zsmod_free() - free an object
+ * @pool: the pool it was allocated from
+ * @handle: its handle; 0 is ignored
+ *
+ * Frees the zspage once its last object is gone. An invalid handle is
+ * refused with a warning under CONFIG_DEBUG_VM and changes nothing.
+ */
+void zsmod_free(struct zsmod_pool *pool, unsigned long handle)
+{
+	struct size_class *class;
+	struct zspage *zspage;
+	unsigned long obj;
+
+	if (!handle)
+		return;
+	class = handle_class(pool, handle);
+	if (WARN_ON_ONCE(!class))
+		return;
+
+	spin_lock(&class->lock);
+	obj = handle_obj(handle);
+	if (WARN_ON_ONCE(!obj_matches_handle(pool, class, obj, handle))) {
+		spin_unlock(&class->lock);
+		return;
+	}
+	zspage = zpdesc_zspage(obj_zpdesc(obj));
+	obj_free(class, obj);
+	if (fix_fullness(class, zspage) == ZS_INUSE_RATIO_0)
+		free_zspage(pool, class, zspage);
+	spin_unlock(&class->lock);
+
+	handle_free(handle);
+}
+EXPORT_SYMBOL_GPL(zsmod_free);
+
+/**
+ * zsmod_map_object() - get a kernel address for an object's bytes
+ * @pool: the pool
+ * @handle: the object's handle
+ * @mm: ZSMOD_MM_RO, ZSMOD_MM_WO or ZSMOD_MM_RW
+ *
+ * An object within one page is mapped in place; one that spans two pages
+ * is copied into a per-CPU buffer (unless write-only) and copied back at
+ * unmap (unless read-only). Until zsmod_unmap_object() the object cannot
+ * move and the caller must not sleep or map another object.
+ *
+ * Context: disables preemption until zsmod_unmap_object().
+ * Return: the object's address, or NULL for an invalid handle.
+ */
+void *zsmod_map_object(struct zsmod_pool *pool, unsigned long handle,
+		       enum zsmod_mapmode mm)
+	__acquires(zspage_lock)
+{
+	struct zsmod_map_area *area;
+	struct size_class *class;
+	struct zpdesc *zpdesc;
+	struct zspage *zspage;
+	unsigned long obj, off;
+	void *addr;
+
+	class = handle_class(pool, handle);
+	if (WARN_ON_ONCE(!class))
+		return NULL;
+
+	spin_lock(&class->lock);
+	obj = handle_obj(handle);
+	if (WARN_ON_ONCE(!obj_matches_handle(pool, class, obj, handle))) {
+		spin_unlock(&class->lock);
+		return NULL;
+	}
+	zpdesc = obj_zpdesc(obj);
+	zspage = zpdesc_zspage(zpdesc);
+	/* Pins the object: migration and compaction need the write side. */
+	read_lock(&zspage->lock);
+	spin_unlock(&class->lock);
+
+	local_lock(&zsmod_map_area.lock);
+	area = this_cpu_ptr(&zsmod_map_area);
+	area->mm = mm;
+	off = offset_in_page((unsigned long)obj_index(obj) * class->size);
+	if (off + class->size <= PAGE_SIZE) {
+		area->kaddr = kmap_local_zpdesc(zpdesc);
+		addr = area->kaddr + off;
+	} else {
+		area->kaddr = NULL;
+		addr = area->buf;
+		if (mm != ZSMOD_MM_WO)
+			obj_copy_bytes(class, obj, 0, addr, class->size, false);
+	}
+	if (!zspage->huge)
+		addr += ZSMOD_HANDLE_SIZE;
+	return addr;
+}
+EXPORT_SYMBOL_GPL(zsmod_map_object);
+
+/**
+ * zsmod_unmap_object() - end the access begun by zsmod_map_object()
+ * @pool: the pool
+ * @handle: the handle that was mapped
+ *
+ * Copies a split object back from the per-CPU buffer unless it was
+ * mapped read-only.
+ */
+void zsmod_unmap_object(struct zsmod_pool *pool, unsigned long handle)
+	__releases(zspage_lock)
+{
+	struct zsmod_map_area *area;
+	struct size_class *class;
+	struct zspage *zspage;
+	unsigned long obj;
+
+	class = handle_class(pool, handle);
+	if (WARN_ON_ONCE(!class))
+		return;
+
+	/* Stable: we hold the zspage lock that moving the object needs. */
+	obj = handle_obj(handle);
+	zspage = zpdesc_zspage(obj_zpdesc(obj));
+
+	area = this_cpu_ptr(&zsmod_map_area);
+	if (area->kaddr) {
+		kunmap_local(area->kaddr);
+		area->kaddr = NULL;
+	} else if (area->mm != ZSMOD_MM_RO) {
+		/* the handle header in the buffer may be stale: skip it */
+		obj_copy_bytes(class, obj, ZSMOD_HANDLE_SIZE,
+			       area->buf + ZSMOD_HANDLE_SIZE,
+			       class->size - ZSMOD_HANDLE_SIZE, true);
+	}
+	local_unlock(&zsmod_map_area.lock);
+	read_unlock(&zspage->lock);
+}
+EXPORT_SYMBOL_GPL(zsmod_unmap_object);
+
+/* ---- compaction ------------------------------------------------------ */
+
+/* Pages compaction could free in @class. */
+static unsigned long class_compactable_pages(struct size_class *class)
+{
+	unsigned long allocated = class->stat[CLASS_OBJS_ALLOCATED];
+	unsigned long used = class->stat[CLASS_OBJS_INUSE];
+
+	if (allocated <= used)
+		return 0;
+	return (allocated - used) / class->objs_per_zspage *
+	       class->pages_per_zspage;
+}
+
+/* Take the emptiest non-empty zspage off its list: a source. */
+static struct zspage *isolate_src_zspage(struct size_class *class)
+{
+	int fg;
+
+	for (fg = ZS_INUSE_RATIO_10; fg <= ZS_INUSE_RATIO_99; fg++) {
+		struct zspage *zspage;
+
+		zspage = list_first_entry_or_null(&class->fullness_list[fg],
+						  struct zspage, list);
+		if (zspage) {
+			remove_zspage(class, zspage);
+			return zspage;
+		}
+	}
+	return NULL;
+}
+
+/* Take the fullest zspage with room off its list: a destination. */
+static struct zspage *isolate_dst_zspage(struct size_class *class)
+{
+	struct zspage *zspage = find_zspage_with_room(class);
+
+	if (zspage)
+		remove_zspage(class, zspage);
+	return zspage;
+}
+
+static int putback_zspage(struct size_class *class, struct zspage *zspage)
+{
+	int fullness = fullness_group(class, zspage);
+
+	insert_zspage(class, zspage, fullness);
+	return fullness;
+}
+
+/* Move objects from @src to @dst until @src is empty or @dst is full. */
+static void move_objects(struct zsmod_pool *pool, struct size_class *class,
+			 struct zspage *src, struct zspage *dst)
+{
+	struct zpdesc *zpdesc = src->first_zpdesc;
+	unsigned int pos, idx, first, end;
+
+	lockdep_assert_held(&class->lock);
+	lockdep_assert_held_write(&src->lock);
+
+	for (pos = 0; zpdesc && src->inuse; zpdesc = zpdesc->next, pos++) {
+		void *vaddr = kmap_local_zpdesc(zpdesc);
+
+		objs_starting_in_page(class, pos, &first, &end);
+		for (idx = first; idx < end && src->inuse; idx++) {
+			void *addr = vaddr + offset_in_page(
+					(unsigned long)idx * class->size);
+			unsigned long handle, old_obj, new_obj;
+
+			if (!obj_allocated(src, zpdesc, addr, &handle))
+				continue;
+			if (dst->freeobj == ZSMOD_NO_FREE_OBJ)
+				break;
+			old_obj = obj_encode(zpdesc, idx, class->index);
+			new_obj = obj_malloc(class, dst, handle);
+			obj_copy(class, new_obj, old_obj);
+			handle_set_obj(handle, new_obj);
+			obj_free(class, old_obj);
+		}
+		kunmap_local(vaddr);
+		if (dst->freeobj == ZSMOD_NO_FREE_OBJ)
+			break;
+	}
+}
+
+static unsigned long compact_class(struct zsmod_pool *pool,
+				   struct size_class *class)
+{
+	struct zspage *src, *dst = NULL;
+	unsigned long freed = 0;
+
+	spin_lock(&class->lock);
+	while (class_compactable_pages(class)) {
+		if (!dst) {
+			dst = isolate_dst_zspage(class);
+			if (!dst)
+				break;
+		}
+		src = isolate_src_zspage(class);
+		if (!src)
+			break;
+
+		write_lock(&src->lock);
+		move_objects(pool, class, src, dst);
+		write_unlock(&src->lock);
+
+		if (putback_zspage(class, src) == ZS_INUSE_RATIO_0) {
+			free_zspage(pool, class, src);
+			freed += class->pages_per_zspage;
+		}
+
+		if (fullness_group(class, dst) == ZS_INUSE_RATIO_100 ||
+		    spin_needbreak(&class->lock)) {
+			putback_zspage(class, dst);
+			dst = NULL;
+			spin_unlock(&class->lock);
+			cond_resched();
+			spin_lock(&class->lock);
+		}
+	}
+	if (dst)
+		putback_zspage(class, dst);
+	spin_unlock(&class->lock);
+	return freed;
+}
+
+/**
+ * zsmod_compact() - move objects to free as many zspages as possible
+ * @pool: the pool
+ *
+ * Only one compaction runs per pool at a time; a concurrent call returns
+ * at once.
+ *
+ * Context: process context; may sleep.
+ * Return: the number of pages freed.
+ */
+unsigned long zsmod_compact(struct zsmod_pool *pool)
+{
+	unsigned long freed = 0;
+	int i;
+
+	if (atomic_xchg(&pool->compaction_in_progress, 1))
+		return 0;
+	for (i = pool->nr_classes - 1; i >= 0; i--) {
+		freed += compact_class(pool, pool->classes[i]);
+		cond_resched();
+	}
+	atomic_long_add(freed, &pool->counters.pages_compacted);
+	atomic_long_inc(&pool->counters.compactions);
+	atomic_set(&pool->compaction_in_progress, 0);
+	return freed;
+}
+EXPORT_SYMBOL_GPL(zsmod_compact);
+
+static unsigned long zsmod_shrinker_count(struct shrinker *shrinker,
+					  struct shrink_control *sc)
+{
+	struct zsmod_pool *pool = shrinker->private_data;
+	unsigned long pages = 0;
+	unsigned int i;
+
+	if (!READ_ONCE(shrinker_enabled))
+		return 0;
+	for (i = 0; i < pool->nr_classes; i++)
+		pages += class_compactable_pages(pool->classes[i]);
+	return pages;
+}
+
+static unsigned long zsmod_shrinker_scan(struct shrinker *shrinker,
+					 struct shrink_control *sc)
+{
+	struct zsmod_pool *pool = shrinker->private_data;
+	unsigned long freed;
+
+	if (!READ_ONCE(shrinker_enabled))
+		return SHRINK_STOP;
+	freed = zsmod_compact(pool);
+	return freed ? freed : SHRINK_STOP;
+}
+
+/* ---- page migration -------------------------------------------------- */
+
+#ifdef CONFIG_COMPACTION
+static bool zsmod_page_isolate(struct page *page, isolate_mode_t mode)
+{
+	/* The page is locked, so its zspage cannot be freed under us. */
+	VM_WARN_ON_ONCE(zpdesc_is_isolated(page_zpdesc(page)));
+	return true;
+}
+
+/*
+ * Replace @old with @new in the page chain of @zspage, carrying over what
+ * the page descriptor records.
+ */
+static void zspage_replace_page(struct size_class *class,
+				struct zspage *zspage, struct zpdesc *new,
+				struct zpdesc *old)
+{
+	struct zpdesc *zpdescs[ZSMOD_MAX_PAGES_PER_ZSPAGE];
+	struct zpdesc *zpdesc;
+	unsigned int i = 0;
+
+	for (zpdesc = zspage->first_zpdesc; zpdesc; zpdesc = zpdesc->next)
+		zpdescs[i++] = zpdesc == old ? new : zpdesc;
+
+	zspage_link_pages(class, zspage, zpdescs);
+	zpdesc_set_first_obj_offset(new, zpdesc_first_obj_offset(old));
+	if (zspage->huge)
+		new->handle = old->handle;
+	zpdesc_set_movable(new, &zsmod_mops);
+}
+
+static int zsmod_page_migrate(struct page *newpage, struct page *page,
+			      enum migrate_mode mode)
+{
+	struct zpdesc *newzpdesc = page_zpdesc(newpage);
+	struct zpdesc *zpdesc = page_zpdesc(page);
+	unsigned int pos, idx, first, end;
+	struct size_class *class;
+	struct zsmod_pool *pool;
+	struct zspage *zspage;
+	void *s_addr, *d_addr;
+
+	VM_WARN_ON_ONCE(!zpdesc_is_isolated(zpdesc));
+
+	/* Locked pages keep their zspage alive: see free_zspage(). */
+	zspage = zpdesc_zspage(zpdesc);
+	pool = zspage->pool;
+	class = zspage_class(pool, zspage);
+
+	zpdesc_mark_zsmalloc(newzpdesc);
+
+	spin_lock(&class->lock);
+	write_lock(&zspage->lock);
+
+	pos = zspage_zpdesc_pos(zspage, zpdesc);
+	s_addr = kmap_local_zpdesc(zpdesc);
+	d_addr = kmap_local_zpdesc(newzpdesc);
+	copy_page(d_addr, s_addr);
+	kunmap_local(d_addr);
+
+	objs_starting_in_page(class, pos, &first, &end);
+	for (idx = first; idx < end; idx++) {
+		void *addr = s_addr + offset_in_page((unsigned long)idx *
+						     class->size);
+		unsigned long handle;
+
+		if (obj_allocated(zspage, zpdesc, addr, &handle))
+			handle_set_obj(handle,
+				       obj_encode(newzpdesc, idx, class->index));
+	}
+	kunmap_local(s_addr);
+
+	zspage_replace_page(class, zspage, newzpdesc, zpdesc);
+
+	write_unlock(&zspage->lock);
+	spin_unlock(&class->lock);
+
+	zpdesc_get(newzpdesc);
+	if (zpdesc_zone(newzpdesc) != zpdesc_zone(zpdesc)) {
+		zpdesc_dec_zone_page_state(zpdesc);
+		zpdesc_inc_zone_page_state(newzpdesc);
+	}
+	zpdesc_reset(zpdesc);
+	zpdesc_put(zpdesc);
+	atomic_long_inc(&pool->counters.pages_migrated);
+	return MIGRATEPAGE_SUCCESS;
+}
+
+static void zsmod_page_putback(struct page *page)
+{
+	struct zpdesc *zpdesc = page_zpdesc(page);
+	struct zspage *zspage = zpdesc_zspage(zpdesc);
+
+	VM_WARN_ON_ONCE(!zpdesc_is_isolated(zpdesc));
+	if (zspage)
+		atomic_long_inc(&zspage->pool->counters.migrate_aborted);
+}
+
+static const struct movable_operations zsmod_mops = {
+	.isolate_page = zsmod_page_isolate,
+	.migrate_page = zsmod_page_migrate,
+	.putback_page = zsmod_page_putback,
+};
+#endif /* CONFIG_COMPACTION */
+
+/* ---- statistics ------------------------------------------------------ */
+
+/**
+ * zsmod_get_total_pages() - pages currently used by a pool
+ * @pool: the pool
+ *
+ * Return: the number of pages backing the pool's zspages.
+ */
+unsigned long zsmod_get_total_pages(struct zsmod_pool *pool)
+{
+	return atomic_long_read(&pool->pages_allocated);
+}
+EXPORT_SYMBOL_GPL(zsmod_get_total_pages);
+
+/**
+ * zsmod_pool_stats() - read a pool's counters
+ * @pool: the pool
+ * @stats: filled in with a snapshot
+ */
+void zsmod_pool_stats(struct zsmod_pool *pool, struct zsmod_pool_stats *stats)
+{
+	unsigned int i;
+
+	memset(stats, 0, sizeof(*stats));
+	for (i = 0; i < pool->nr_classes; i++) {
+		struct size_class *class = pool->classes[i];
+
+		spin_lock(&class->lock);
+		stats->objs_allocated += class->stat[CLASS_OBJS_ALLOCATED];
+		stats->objs_used += class->stat[CLASS_OBJS_INUSE];
+		spin_unlock(&class->lock);
+	}
+	stats->pages_used = zsmod_get_total_pages(pool);
+	stats->pages_compacted =
+		atomic_long_read(&pool->counters.pages_compacted);
+	stats->compactions = atomic_long_read(&pool->counters.compactions);
+	stats->pages_migrated = atomic_long_read(&pool->counters.pages_migrated);
+	stats->migrate_aborted =
+		atomic_long_read(&pool->counters.migrate_aborted);
+	stats->deferred_frees = atomic_long_read(&pool->counters.deferred_frees);
+}
+EXPORT_SYMBOL_GPL(zsmod_pool_stats);
+
+/**
+ * zsmod_max_alloc_size() - the largest size zsmod_malloc() accepts
+ *
+ * Return: the size in bytes (PAGE_SIZE).
+ */
+size_t zsmod_max_alloc_size(void)
+{
+	return ZSMOD_MAX_ALLOC_SIZE;
+}
+EXPORT_SYMBOL_GPL(zsmod_max_alloc_size);
+
+/**
+ * zsmod_huge_class_size() - the size from which objects get a page each
+ * @pool: the pool
+ *
+ * Return: the smallest object size stored in a one-object-per-page class.
+ */
+size_t zsmod_huge_class_size(struct zsmod_pool *pool)
+{
+	return pool->huge_class_size;
+}
+EXPORT_SYMBOL_GPL(zsmod_huge_class_size);
+
+/**
+ * zsmod_class_count() - number of distinct size classes of a pool
+ * @pool: the pool
+ *
+ * Return: the count; valid indexes for zsmod_class_info() are below it.
+ */
+unsigned int zsmod_class_count(struct zsmod_pool *pool)
+{
+	return pool->nr_classes;
+}
+EXPORT_SYMBOL_GPL(zsmod_class_count);
+
+/**
+ * zsmod_class_info() - geometry and counters of one size class
+ * @pool: the pool
+ * @index: 0 to zsmod_class_count() - 1, smallest class first
+ * @info: filled in
+ *
+ * Return: 0, or -EINVAL for an index out of range.
+ */
+int zsmod_class_info(struct zsmod_pool *pool, unsigned int index,
+		     struct zsmod_class_info *info)
+{
+	struct size_class *class;
+	int fg;
+
+	if (index >= pool->nr_classes)
+		return -EINVAL;
+	class = pool->classes[index];
+	memset(info, 0, sizeof(*info));
+	info->size = class->size;
+	info->index = class->index;
+	info->pages_per_zspage = class->pages_per_zspage;
+	info->objs_per_zspage = class->objs_per_zspage;
+	info->huge = class->huge;
+	info->min_size = class->min_user_size;
+	info->max_size = min_t(unsigned int, ZSMOD_MAX_ALLOC_SIZE,
+			       class->size - ZSMOD_HANDLE_SIZE);
+	if (index == pool->nr_classes - 1)
+		info->max_size = ZSMOD_MAX_ALLOC_SIZE;
+
+	spin_lock(&class->lock);
+	info->objs_allocated = class->stat[CLASS_OBJS_ALLOCATED];
+	info->objs_used = class->stat[CLASS_OBJS_INUSE];
+	for (fg = 0; fg < NR_FULLNESS_GROUPS; fg++)
+		info->zspages += class->stat[fg];
+	spin_unlock(&class->lock);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(zsmod_class_info);
+
+/**
+ * zsmod_handle_location() - where an object lives now
+ * @pool: the pool
+ * @handle: the object's handle
+ * @pfn: the pfn of the page in which the object starts
+ * @obj_idx: the object's index within its zspage
+ *
+ * Meant for tests, which check that migration moves objects.
+ *
+ * Return: 0, or -EINVAL for an invalid handle.
+ */
+int zsmod_handle_location(struct zsmod_pool *pool, unsigned long handle,
+			  unsigned long *pfn, unsigned int *obj_idx)
+{
+	struct size_class *class = handle_class(pool, handle);
+	unsigned long obj;
+
+	if (!class)
+		return -EINVAL;
+	spin_lock(&class->lock);
+	obj = handle_obj(handle);
+	spin_unlock(&class->lock);
+	*pfn = obj_pfn(obj);
+	*obj_idx = obj_index(obj);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(zsmod_handle_location);
+
+/**
+ * zsmod_handle_zspage_pfns() - the pages of the zspage holding an object
+ * @pool: the pool
+ * @handle: the object's handle
+ * @pfns: filled with the pfns of the zspage's pages, in chain order
+ * @max_pfns: room in @pfns
+ *
+ * Meant for tests that migrate a chosen zspage with alloc_contig_range().
+ *
+ * Return: the number of pages, -EINVAL for an invalid handle, -E2BIG if
+ * @pfns is too small.
+ */
+int zsmod_handle_zspage_pfns(struct zsmod_pool *pool, unsigned long handle,
+			     unsigned long *pfns, unsigned int max_pfns)
+{
+	struct size_class *class = handle_class(pool, handle);
+	struct zpdesc *zpdesc;
+	struct zspage *zspage;
+	int n = 0;
+
+	if (!class)
+		return -EINVAL;
+	spin_lock(&class->lock);
+	zspage = zpdesc_zspage(obj_zpdesc(handle_obj(handle)));
+	if (class->pages_per_zspage > max_pfns) {
+		spin_unlock(&class->lock);
+		return -E2BIG;
+	}
+	for (zpdesc = zspage->first_zpdesc; zpdesc; zpdesc = zpdesc->next)
+		pfns[n++] = zpdesc_pfn(zpdesc);
+	spin_unlock(&class->lock);
+	return n;
+}
+EXPORT_SYMBOL_GPL(zsmod_handle_zspage_pfns);
+
+/* ---- debugfs --------------------------------------------------------- */
+
+/* Same columns as zsmalloc's classes file, so existing tools parse it. */
+static int zsmod_classes_show(struct seq_file *s, void *v)
+{
+	struct zsmod_pool *pool = s->private;
+	unsigned long totals[NR_CLASS_STATS] = { 0 };
+	unsigned long total_pages = 0, total_freeable = 0;
+	unsigned int i;
+	int fg;
+
+	seq_printf(s, " %5s %5s %9s %9s %9s %9s %9s %9s %9s %9s %9s %9s %9s %13s %10s %10s %16s %8s\n",
+		   "class", "size", "10%", "20%", "30%", "40%", "50%", "60%",
+		   "70%", "80%", "90%", "99%", "100%", "obj_allocated",
+		   "obj_used", "pages_used", "pages_per_zspage", "freeable");
+
+	for (i = 0; i < pool->nr_classes; i++) {
+		struct size_class *class = pool->classes[i];
+		unsigned long stat[NR_CLASS_STATS], pages, freeable;
+
+		spin_lock(&class->lock);
+		memcpy(stat, class->stat, sizeof(stat));
+		freeable = class_compactable_pages(class);
+		spin_unlock(&class->lock);
+
+		pages = stat[CLASS_OBJS_ALLOCATED] / class->objs_per_zspage *
+			class->pages_per_zspage;
+		seq_printf(s, " %5u %5u ", class->index, class->size);
+		for (fg = ZS_INUSE_RATIO_10; fg < NR_FULLNESS_GROUPS; fg++)
+			seq_printf(s, "%9lu ", stat[fg]);
+		seq_printf(s, "%13lu %10lu %10lu %16u %8lu\n",
+			   stat[CLASS_OBJS_ALLOCATED], stat[CLASS_OBJS_INUSE],
+			   pages, class->pages_per_zspage, freeable);
+
+		for (fg = 0; fg < NR_CLASS_STATS; fg++)
+			totals[fg] += stat[fg];
+		total_pages += pages;
+		total_freeable += freeable;
+	}
+
+	seq_puts(s, "\n");
+	seq_printf(s, " %5s %5s ", "Total", "");
+	for (fg = ZS_INUSE_RATIO_10; fg < NR_FULLNESS_GROUPS; fg++)
+		seq_printf(s, "%9lu ", totals[fg]);
+	seq_printf(s, "%13lu %10lu %10lu %16s %8lu\n",
+		   totals[CLASS_OBJS_ALLOCATED], totals[CLASS_OBJS_INUSE],
+		   total_pages, "", total_freeable);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(zsmod_classes);
+
+static int zsmod_stats_show(struct seq_file *s, void *v)
+{
+	struct zsmod_pool_stats st;
+
+	zsmod_pool_stats(s->private, &st);
+	seq_printf(s, "pages_used %lu\n", st.pages_used);
+	seq_printf(s, "objs_allocated %lu\n", st.objs_allocated);
+	seq_printf(s, "objs_used %lu\n", st.objs_used);
+	seq_printf(s, "pages_compacted %lu\n", st.pages_compacted);
+	seq_printf(s, "compactions %lu\n", st.compactions);
+	seq_printf(s, "pages_migrated %lu\n", st.pages_migrated);
+	seq_printf(s, "migrate_aborted %lu\n", st.migrate_aborted);
+	seq_printf(s, "deferred_frees %lu\n", st.deferred_frees);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(zsmod_stats);
+
+/* Writing "1" compacts the pool; anything else is refused. */
+static ssize_t zsmod_compact_write(struct file *file, const char __user *ubuf,
+				   size_t count, loff_t *ppos)
+{
+	struct zsmod_pool *pool = file_inode(file)->i_private;
+	unsigned int val;
+	int ret;
+
+	ret = kstrtouint_from_user(ubuf, count, 10, &val);
+	if (ret)
+		return ret;
+	if (val != 1)
+		return -EINVAL;
+	zsmod_compact(pool);
+	return count;
+}
+
+static const struct file_operations zsmod_compact_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.write = zsmod_compact_write,
+	.llseek = noop_llseek,
+};
+
+static void zsmod_debugfs_create(struct zsmod_pool *pool)
+{
+	char name[64];
+	struct dentry *dir;
+
+	if (IS_ERR_OR_NULL(zsmod_debugfs_root))
+		return;
+	dir = debugfs_create_dir(pool->name, zsmod_debugfs_root);
+	if (IS_ERR(dir)) {
+		/* two pools with one name: keep both visible */
+		snprintf(name, sizeof(name), "%s-%d", pool->name,
+			 atomic_inc_return(&zsmod_pool_seq));
+		dir = debugfs_create_dir(name, zsmod_debugfs_root);
+	}
+	if (IS_ERR(dir))
+		return;
+	pool->debugfs_dir = dir;
+	debugfs_create_file("classes", 0400, dir, pool, &zsmod_classes_fops);
+	debugfs_create_file("stats", 0400, dir, pool, &zsmod_stats_fops);
+	debugfs_create_file("compact", 0200, dir, pool, &zsmod_compact_fops);
+}
+
+/* ---- pools ----------------------------------------------------------- */
+
+/*
+ * Pages per zspage for objects of @size: the chain length, up to
+ * ZSMOD_MAX_PAGES_PER_ZSPAGE, that wastes the fewest bytes per page;
+ * ties go to the shorter chain.
+ */
+static unsigned int zspage_chain_pages(unsigned int size)
+{
+	unsigned int n, best = 1;
+	unsigned long best_waste = PAGE_SIZE % size;
+
+	for (n = 2; n <= ZSMOD_MAX_PAGES_PER_ZSPAGE; n++) {
+		unsigned long waste = (n * PAGE_SIZE) % size;
+
+		if (waste * best < best_waste * n) {
+			best = n;
+			best_waste = waste;
+		}
+	}
+	return best;
+}
+
+/* Build the size classes, merging neighbours of identical geometry. */
+static int zsmod_create_classes(struct zsmod_pool *pool)
+{
+	struct size_class *prev = NULL;
+	unsigned int i, n = 0;
+	int idx;
+
+	/* from the largest down, so a merged class takes the largest size */
+	for (idx = ZSMOD_NR_CLASSES - 1; idx >= 0; idx--) {
+		unsigned int size = min(ZSMOD_MIN_ALLOC_SIZE +
+					idx * ZSMOD_CLASS_DELTA,
+					ZSMOD_MAX_ALLOC_SIZE);
+		unsigned int pages = zspage_chain_pages(size);
+		unsigned int objs = pages * PAGE_SIZE / size;
+		struct size_class *class;
+		int fg;
+
+		if (prev && prev->pages_per_zspage == pages &&
+		    prev->objs_per_zspage == objs) {
+			pool->size_class[idx] = prev;
+			continue;
+		}
+		class = kzalloc(sizeof(*class), GFP_KERNEL);
+		if (!class)
+			return -ENOMEM;
+		spin_lock_init(&class->lock);
+		for (fg = 0; fg < NR_FULLNESS_GROUPS; fg++)
+			INIT_LIST_HEAD(&class->fullness_list[fg]);
+		class->size = size;
+		class->index = idx;
+		class->pages_per_zspage = pages;
+		class->objs_per_zspage = objs;
+		class->huge = pages == 1 && objs == 1;
+		pool->size_class[idx] = class;
+		prev = class;
+		n++;
+	}
+
+	/* distinct classes, smallest first; their user size ranges */
+	pool->nr_classes = 0;
+	for (idx = 0; idx < ZSMOD_NR_CLASSES; idx++) {
+		struct size_class *class = pool->size_class[idx];
+
+		if (class->index != idx)
+			continue;
+		if (pool->nr_classes) {
+			struct size_class *below =
+				pool->classes[pool->nr_classes - 1];
+
+			class->min_user_size = below->size -
+					       ZSMOD_HANDLE_SIZE + 1;
+		} else {
+			class->min_user_size = 1;
+		}
+		if (class->huge && !pool->huge_class_size)
+			pool->huge_class_size = class->min_user_size;
+		pool->classes[pool->nr_classes++] = class;
+	}
+	for (i = 0; i < pool->nr_classes; i++)
+		WARN_ON_ONCE(!pool->classes[i]);
+	return n == pool->nr_classes ? 0 : -EINVAL;
+}
+
+/**
+ * zsmod_create_pool() - create a pool
+ * @name: name of its debugfs directory (zsmalloc_mod/<name>)
+ *
+ * Context: process context; may sleep.
+ * Return: the pool, or NULL when memory ran out.
+ */
+struct zsmod_pool *zsmod_create_pool(const char *name)
+{
+	struct zsmod_pool *pool;
+
+	pool = kzalloc(sizeof(*pool), GFP_KERNEL);
+	if (!pool)
+		return NULL;
+	INIT_WORK(&pool->free_work, deferred_free_work);
+	pool->name = kstrdup(name ? name : "unnamed", GFP_KERNEL);
+	if (!pool->name || zsmod_create_classes(pool))
+		goto err;
+
+	/* Without a shrinker the pool still works; compaction is explicit. */
+	pool->shrinker = shrinker_alloc(0, "zsmalloc_mod-%s", pool->name);
+	if (pool->shrinker) {
+		pool->shrinker->count_objects = zsmod_shrinker_count;
+		pool->shrinker->scan_objects = zsmod_shrinker_scan;
+		pool->shrinker->private_data = pool;
+		pool->shrinker->batch = 0;
+		shrinker_register(pool->shrinker);
+	}
+	zsmod_debugfs_create(pool);
+	return pool;
+
+err:
+	zsmod_destroy_pool(pool);
+	return NULL;
+}
+EXPORT_SYMBOL_GPL(zsmod_create_pool);
+
+/*
+ * Free the objects a pool's user left behind, so that destroying the
+ * pool returns every page. Returns how many there were.
+ */
+static unsigned long drain_class(struct zsmod_pool *pool,
+				 struct size_class *class)
+{
+	unsigned long leaked = 0;
+	int fg;
+
+	spin_lock(&class->lock);
+	for (fg = ZS_INUSE_RATIO_10; fg < NR_FULLNESS_GROUPS; fg++) {
+		struct zspage *zspage;
+
+		while ((zspage = list_first_entry_or_null(
+					&class->fullness_list[fg],
+					struct zspage, list))) {
+			struct zpdesc *zpdesc = zspage->first_zpdesc;
+			unsigned int pos, idx, first, end;
+
+			for (pos = 0; zpdesc; zpdesc = zpdesc->next, pos++) {
+				void *vaddr = kmap_local_zpdesc(zpdesc);
+
+				objs_starting_in_page(class, pos, &first, &end);
+				for (idx = first; idx < end; idx++) {
+					unsigned long handle;
+					void *addr = vaddr + offset_in_page(
+						(unsigned long)idx * class->size);
+
+					if (!obj_allocated(zspage, zpdesc, addr,
+							   &handle))
+						continue;
+					handle_free(handle);
+					leaked++;
+				}
+				kunmap_local(vaddr);
+			}
+			class->stat[CLASS_OBJS_INUSE] -= zspage->inuse;
+			zspage->inuse = 0;
+			fix_fullness(class, zspage);
+			free_zspage(pool, class, zspage);
+		}
+	}
+	spin_unlock(&class->lock);
+	return leaked;
+}
+
+/**
+ * zsmod_destroy_pool() - destroy a pool and return all its pages
+ * @pool: the pool; NULL is ignored
+ *
+ * Objects still allocated are freed with a warning in the log.
+ *
+ * Context: process context; may sleep.
+ */
+void zsmod_destroy_pool(struct zsmod_pool *pool)
+{
+	unsigned long leaked = 0;
+	unsigned int i;
+	int idx;
+
+	if (!pool)
+		return;
+	shrinker_free(pool->shrinker);
+	debugfs_remove_recursive(pool->debugfs_dir);
+	flush_work(&pool->free_work);
+
+	for (i = 0; i < pool->nr_classes; i++)
+		leaked += drain_class(pool, pool->classes[i]);
+	flush_work(&pool->free_work);
+	if (leaked)
+		pr_warn("pool %s destroyed with %lu live objects\n",
+			pool->name, leaked);
+	WARN_ON_ONCE(atomic_long_read(&pool->pages_allocated));
+
+	for (idx = ZSMOD_NR_CLASSES - 1; idx >= 0; idx--) {
+		struct size_class *class = pool->size_class[idx];
+
+		if (class && class->index == idx)
+			kfree(class);
+	}
+	kfree(pool->name);
+	kfree(pool);
+}
+EXPORT_SYMBOL_GPL(zsmod_destroy_pool);
+
+/* ---- zpool driver ---------------------------------------------------- */
+
+static void *zsmod_zpool_create(const char *name, gfp_t gfp)
+{
+	return zsmod_create_pool(name);
+}
+
+static void zsmod_zpool_destroy(void *pool)
+{
+	zsmod_destroy_pool(pool);
+}
+
+static int zsmod_zpool_malloc(void *pool, size_t size, gfp_t gfp,
+			      unsigned long *handle)
+{
+	return zsmod_malloc(pool, size, gfp, handle);
+}
+
+static void zsmod_zpool_free(void *pool, unsigned long handle)
+{
+	zsmod_free(pool, handle);
+}
+
+static void *zsmod_zpool_map(void *pool, unsigned long handle,
+			     enum zpool_mapmode zpool_mm)
+{
+	enum zsmod_mapmode mm;
+
+	switch (zpool_mm) {
+	case ZPOOL_MM_RO:
+		mm = ZSMOD_MM_RO;
+		break;
+	case ZPOOL_MM_WO:
+		mm = ZSMOD_MM_WO;
+		break;
+	default:
+		mm = ZSMOD_MM_RW;
+		break;
+	}
+	return zsmod_map_object(pool, handle, mm);
+}
+
+static void zsmod_zpool_unmap(void *pool, unsigned long handle)
+{
+	zsmod_unmap_object(pool, handle);
+}
+
+static u64 zsmod_zpool_total_pages(void *pool)
+{
+	return zsmod_get_total_pages(pool);
+}
+
+static struct zpool_driver zsmod_zpool_driver = {
+	.type = "zsmalloc_mod",
+	.owner = THIS_MODULE,
+	.create = zsmod_zpool_create,
+	.destroy = zsmod_zpool_destroy,
+	.malloc_support_movable = true,
+	.malloc = zsmod_zpool_malloc,
+	.free = zsmod_zpool_free,
+	.sleep_mapped = false,
+	.map = zsmod_zpool_map,
+	.unmap = zsmod_zpool_unmap,
+	.total_pages = zsmod_zpool_total_pages,
+};
+
+/* ---- CPU hotplug: the per-CPU copy buffers ---------------------------- */
+
+static int zsmod_cpu_prepare(unsigned int cpu)
+{
+	struct zsmod_map_area *area = per_cpu_ptr(&zsmod_map_area, cpu);
+
+	area->buf = kmalloc_node(PAGE_SIZE, GFP_KERNEL, cpu_to_node(cpu));
+	return area->buf ? 0 : -ENOMEM;
+}
+
+static int zsmod_cpu_dead(unsigned int cpu)
+{
+	struct zsmod_map_area *area = per_cpu_ptr(&zsmod_map_area, cpu);
+
+	kfree(area->buf);
+	area->buf = NULL;
+	return 0;
+}
+
+/* ---- module ------------------------------------------------------------ */
+
+static int __init zsmod_init(void)
+{
+	int ret;
+
+	zsmod_handle_cache = kmem_cache_create("zsmod_handle",
+					       ZSMOD_HANDLE_SIZE, 0, 0, NULL);
+	zsmod_zspage_cache = kmem_cache_create("zsmod_zspage",
+					       sizeof(struct zspage), 0, 0,
+					       NULL);
+	if (!zsmod_handle_cache || !zsmod_zspage_cache) {
+		ret = -ENOMEM;
+		goto err_caches;
+	}
+
+	/* The static CPUHP_MM_ZS_PREPARE belongs to the built-in zsmalloc. */
+	ret = cpuhp_setup_state(CPUHP_BP_PREPARE_DYN, "mm/zsmalloc_mod:prepare",
+				zsmod_cpu_prepare, zsmod_cpu_dead);
+	if (ret < 0)
+		goto err_caches;
+	zsmod_cpuhp_state = ret;
+
+	zsmod_debugfs_root = debugfs_create_dir("zsmalloc_mod", NULL);
+	zpool_register_driver(&zsmod_zpool_driver);
+	return 0;
+
+err_caches:
+	kmem_cache_destroy(zsmod_zspage_cache);
+	kmem_cache_destroy(zsmod_handle_cache);
+	return ret;
+}
+
+static void __exit zsmod_exit(void)
+{
+	/* zpool holds a module reference per pool: none can exist here */
+	zpool_unregister_driver(&zsmod_zpool_driver);
+	debugfs_remove_recursive(zsmod_debugfs_root);
+	cpuhp_remove_state(zsmod_cpuhp_state);
+	kmem_cache_destroy(zsmod_zspage_cache);
+	kmem_cache_destroy(zsmod_handle_cache);
+}
+
+module_init(zsmod_init);
+module_exit(zsmod_exit);
+
+MODULE_LICENSE("GPL");
+MODULE_AUTHOR("zsmalloc_mod developers");
+MODULE_DESCRIPTION("zsmalloc on the zpdesc memory descriptor, as a zpool backend for zswap");
+MODULE_ALIAS("zpool-zsmalloc_mod");
