@@ -1,0 +1,32 @@
+#!/bin/sh
+# Guest side: run selftest binaries as one TAP stream, kselftest-runner style:
+# a top-level plan, one result per binary, each binary's own TAP nested as
+# "# " comment lines. Exit codes follow kselftest: 0 pass, 4 skip, else fail.
+#
+# usage: run_tests.sh [-t SECONDS] TEST[:ARGS]...   (ARGS comma-separated,
+#        e.g. roundtrip:-b,zbud); binaries are looked up next to this script.
+dir=$(dirname "$0")
+limit=300
+[ "$1" = -t ] && { limit=$2; shift 2; }
+
+echo "TAP version 13"
+echo "1..$#"
+n=0
+for t in "$@"; do
+	n=$((n + 1))
+	name=${t%%:*}
+	args=
+	[ "$name" != "$t" ] && args=$(echo "${t#*:}" | tr ',' ' ')
+	label="$name${args:+ $args}"
+	start=$(date +%s)
+	# shellcheck disable=SC2086
+	{ timeout "$limit" "$dir/$name" $args 2>&1; echo $? >/tmp/.rc; } | sed 's/^/# /'
+	rc=$(cat /tmp/.rc)
+	secs=$(($(date +%s) - start))
+	case $rc in
+	0) echo "ok $n $label # ${secs}s" ;;
+	4) echo "ok $n $label # SKIP" ;;
+	124|143) echo "not ok $n $label # TIMEOUT ${limit}s" ;;
+	*) echo "not ok $n $label # exit=$rc ${secs}s" ;;
+	esac
+done
