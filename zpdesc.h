@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * zpdesc.h - the memory descriptor of a zsmalloc_mod page.
+ * The memory descriptor of a zsmalloc_mod page.
  *
  * This is the only file of zsmalloc_mod that knows a zpdesc is, for now,
  * an overlay of struct page. Everything else goes through the helpers
@@ -72,19 +72,29 @@ static_assert(sizeof(struct zpdesc) <= sizeof(struct page));
 
 /*
  * Conversions keep constness: a const zpdesc gives a const page or folio.
- * A zpdesc is always an order-0 page, hence its own folio head.
+ * A zpdesc is always an order-0 page, hence its own folio head. Each
+ * macro evaluates its argument once.
  */
-#define zpdesc_page(zp) (_Generic((zp),					\
-	const struct zpdesc *:	(const struct page *)(zp),		\
-	struct zpdesc *:	(struct page *)(zp)))
+#define zpdesc_page(zp) ({						\
+	__auto_type __zpd = (zp);					\
+	_Generic(__zpd,							\
+		 const struct zpdesc * : (const struct page *)__zpd,	\
+		 struct zpdesc * : (struct page *)__zpd);		\
+})
 
-#define zpdesc_folio(zp) (_Generic((zp),				\
-	const struct zpdesc *:	(const struct folio *)(zp),		\
-	struct zpdesc *:	(struct folio *)(zp)))
+#define zpdesc_folio(zp) ({						\
+	__auto_type __zpd = (zp);					\
+	_Generic(__zpd,							\
+		 const struct zpdesc * : (const struct folio *)__zpd,	\
+		 struct zpdesc * : (struct folio *)__zpd);		\
+})
 
-#define page_zpdesc(p) (_Generic((p),					\
-	const struct page *:	(const struct zpdesc *)(p),		\
-	struct page *:		(struct zpdesc *)(p)))
+#define page_zpdesc(p) ({						\
+	__auto_type __pg = (p);						\
+	_Generic(__pg,							\
+		 const struct page * : (const struct zpdesc *)__pg,	\
+		 struct page * : (struct zpdesc *)__pg);		\
+})
 
 /* The top byte of page_type is the type; the rest is our offset. */
 #define ZPDESC_OBJ_OFFSET_MASK	0x00ffffffU

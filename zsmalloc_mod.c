@@ -128,7 +128,7 @@ enum zsmod_class_stat {
 };
 
 struct size_class {
-	spinlock_t lock;
+	spinlock_t lock;	/* see "Locking" at the top of this file */
 	struct list_head fullness_list[NR_FULLNESS_GROUPS];
 	unsigned long stat[NR_CLASS_STATS];
 	unsigned int size;
@@ -263,6 +263,12 @@ static struct size_class *zspage_class(struct zsmod_pool *pool,
 	return pool->size_class[zspage->class_idx];
 }
 
+/* Offset of object @idx within the page in which it starts. */
+static unsigned long obj_page_offset(struct size_class *class, unsigned int idx)
+{
+	return offset_in_page((unsigned long)idx * class->size);
+}
+
 /* Page @n (0-based) of a zspage's chain. */
 static struct zpdesc *zspage_nth_zpdesc(struct zspage *zspage, unsigned int n)
 {
@@ -382,13 +388,12 @@ static void obj_free(struct size_class *class, unsigned long obj)
 	struct zpdesc *zpdesc = obj_zpdesc(obj);
 	struct zspage *zspage = zpdesc_zspage(zpdesc);
 	unsigned int idx = obj_index(obj);
-	unsigned long offset = (unsigned long)idx * class->size;
 	unsigned long *link;
 	void *vaddr;
 
 	lockdep_assert_held(&class->lock);
 	vaddr = kmap_local_zpdesc(zpdesc);
-	link = vaddr + offset_in_page(offset);
+	link = vaddr + obj_page_offset(class, idx);
 	*link = (unsigned long)zspage->freeobj << OBJ_TAG_BITS;
 	kunmap_local(vaddr);
 	if (zspage->huge)
@@ -439,8 +444,7 @@ static void obj_copy_bytes(struct size_class *class, unsigned long obj,
 			   bool to_obj)
 {
 	struct zpdesc *zpdesc = obj_zpdesc(obj);
-	unsigned long off = offset_in_page((unsigned long)obj_index(obj) *
-					   class->size) + skip;
+	unsigned long off = obj_page_offset(class, obj_index(obj)) + skip;
 
 	while (len) {
 		unsigned int chunk;
@@ -469,10 +473,8 @@ static void obj_copy(struct size_class *class, unsigned long dst,
 {
 	struct zpdesc *s_zpdesc = obj_zpdesc(src);
 	struct zpdesc *d_zpdesc = obj_zpdesc(dst);
-	unsigned long s_off = offset_in_page((unsigned long)obj_index(src) *
-					     class->size);
-	unsigned long d_off = offset_in_page((unsigned long)obj_index(dst) *
-					     class->size);
+	unsigned long s_off = obj_page_offset(class, obj_index(src));
+	unsigned long d_off = obj_page_offset(class, obj_index(dst));
 	unsigned int len = class->size;
 
 	while (len) {
@@ -533,13 +535,10 @@ static void zspage_init_free_list(struct size_class *class,
 		void *vaddr;
 
 		objs_starting_in_page(class, pos, &first, &end);
-		zpdesc_set_first_obj_offset(zpdesc,
-			(unsigned long)first * class->size -
-			(unsigned long)pos * PAGE_SIZE);
+		zpdesc_set_first_obj_offset(zpdesc, obj_page_offset(class, first));
 		vaddr = kmap_local_zpdesc(zpdesc);
 		for (idx = first; idx < end; idx++) {
-			unsigned long *link = vaddr +
-				offset_in_page((unsigned long)idx * class->size);
+			unsigned long *link = vaddr + obj_page_offset(class, idx);
 			unsigned long next = idx + 1 < class->objs_per_zspage ?
 					     idx + 1 : ZSMOD_NO_FREE_OBJ;
 
@@ -731,8 +730,8 @@ static void deferred_free_work(struct work_struct *work)
 
 static unsigned long handle_alloc(gfp_t gfp)
 {
-	return (unsigned long)kmem_cache_alloc(zsmod_handle_cache,
-				gfp & ~(__GFP_HIGHMEM | __GFP_MOVABLE));
+	gfp &= ~(__GFP_HIGHMEM | __GFP_MOVABLE);
+	return (unsigned long)kmem_cache_alloc(zsmod_handle_cache, gfp);
 }
 
 static void handle_free(unsigned long handle)
@@ -796,8 +795,8 @@ static bool obj_matches_handle(struct zsmod_pool *pool,
 		word = zspage->first_zpdesc->handle;
 	} else {
 		vaddr = kmap_local_zpdesc(zpdesc);
-		word = *(unsigned long *)(vaddr + offset_in_page(
-				(unsigned long)obj_index(obj) * class->size));
+		word = *(unsigned long *)(vaddr +
+					  obj_page_offset(class, obj_index(obj)));
 		kunmap_local(vaddr);
 	}
 	return word == (handle | OBJ_ALLOCATED_TAG);
@@ -932,13 +931,13 @@ void *zsmod_map_object(struct zsmod_pool *pool, unsigned long handle,
 
 	class = handle_class(pool, handle);
 	if (WARN_ON_ONCE(!class))
-		return NULL;
+		goto invalid;
 
 	spin_lock(&class->lock);
 	obj = handle_obj(handle);
 	if (WARN_ON_ONCE(!obj_matches_handle(pool, class, obj, handle))) {
 		spin_unlock(&class->lock);
-		return NULL;
+		goto invalid;
 	}
 	zpdesc = obj_zpdesc(obj);
 	zspage = zpdesc_zspage(zpdesc);
@@ -949,7 +948,7 @@ void *zsmod_map_object(struct zsmod_pool *pool, unsigned long handle,
 	local_lock(&zsmod_map_area.lock);
 	area = this_cpu_ptr(&zsmod_map_area);
 	area->mm = mm;
-	off = offset_in_page((unsigned long)obj_index(obj) * class->size);
+	off = obj_page_offset(class, obj_index(obj));
 	if (off + class->size <= PAGE_SIZE) {
 		area->kaddr = kmap_local_zpdesc(zpdesc);
 		addr = area->kaddr + off;
@@ -962,6 +961,11 @@ void *zsmod_map_object(struct zsmod_pool *pool, unsigned long handle,
 	if (!zspage->huge)
 		addr += ZSMOD_HANDLE_SIZE;
 	return addr;
+
+invalid:
+	/* nothing is held; tell sparse the contract's count anyway */
+	__acquire(zspage_lock);
+	return NULL;
 }
 EXPORT_SYMBOL_GPL(zsmod_map_object);
 
@@ -982,8 +986,10 @@ void zsmod_unmap_object(struct zsmod_pool *pool, unsigned long handle)
 	unsigned long obj;
 
 	class = handle_class(pool, handle);
-	if (WARN_ON_ONCE(!class))
+	if (WARN_ON_ONCE(!class)) {
+		__release(zspage_lock);	/* see zsmod_map_object() */
 		return;
+	}
 
 	/* Stable: we hold the zspage lock that moving the object needs. */
 	obj = handle_obj(handle);
@@ -1069,8 +1075,7 @@ static void move_objects(struct zsmod_pool *pool, struct size_class *class,
 
 		objs_starting_in_page(class, pos, &first, &end);
 		for (idx = first; idx < end && src->inuse; idx++) {
-			void *addr = vaddr + offset_in_page(
-					(unsigned long)idx * class->size);
+			void *addr = vaddr + obj_page_offset(class, idx);
 			unsigned long handle, old_obj, new_obj;
 
 			if (!obj_allocated(src, zpdesc, addr, &handle))
@@ -1247,8 +1252,7 @@ static int zsmod_page_migrate(struct page *newpage, struct page *page,
 
 	objs_starting_in_page(class, pos, &first, &end);
 	for (idx = first; idx < end; idx++) {
-		void *addr = s_addr + offset_in_page((unsigned long)idx *
-						     class->size);
+		void *addr = s_addr + obj_page_offset(class, idx);
 		unsigned long handle;
 
 		if (obj_allocated(zspage, zpdesc, addr, &handle))
@@ -1721,9 +1725,10 @@ static unsigned long drain_class(struct zsmod_pool *pool,
 	for (fg = ZS_INUSE_RATIO_10; fg < NR_FULLNESS_GROUPS; fg++) {
 		struct zspage *zspage;
 
-		while ((zspage = list_first_entry_or_null(
-					&class->fullness_list[fg],
-					struct zspage, list))) {
+		struct list_head *list = &class->fullness_list[fg];
+
+		while ((zspage = list_first_entry_or_null(list, struct zspage,
+							  list))) {
 			struct zpdesc *zpdesc = zspage->first_zpdesc;
 			unsigned int pos, idx, first, end;
 
@@ -1733,8 +1738,8 @@ static unsigned long drain_class(struct zsmod_pool *pool,
 				objs_starting_in_page(class, pos, &first, &end);
 				for (idx = first; idx < end; idx++) {
 					unsigned long handle;
-					void *addr = vaddr + offset_in_page(
-						(unsigned long)idx * class->size);
+					void *addr = vaddr +
+						obj_page_offset(class, idx);
 
 					if (!obj_allocated(zspage, zpdesc, addr,
 							   &handle))

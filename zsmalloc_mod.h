@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * zsmalloc_mod.h - the small API zsmalloc_mod exports to its own test and
+ * The small API zsmalloc_mod exports to its own test and
  * benchmark modules. zswap does not use it: zswap reaches us through the
  * zpool driver "zsmalloc_mod". Every symbol carries the zsmod_ prefix so
  * that nothing clashes with the built-in zsmalloc (zs_*).
