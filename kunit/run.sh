@@ -1,0 +1,141 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# `make kunit` (also run by `make check`): the KUnit suites of
+# kunit/zsmalloc_mod_kunit.c on the 6.12 test kernel.
+#
+#  1. vm/deps.sh: packages (idempotent)
+#  2. kunit/build-kernel.sh: build or reuse the test kernel (PG_dropbehind
+#     backport, zpool export, KASAN/lockdep/DEBUG_VM/fault injection...)
+#  3. build zsmalloc_mod.ko and kunit/zsmalloc_mod_kunit.ko against it, in a
+#     copy of the work tree (out/kunit/src) so that objects built for other
+#     kernels in the work tree are left alone
+#  4. boot it under qemu TCG with vm/run-guest.sh (2 vCPUs, 2 GiB,
+#     numa=fake=2); kunit/guest-test.sh loads both modules and prints every
+#     suite's debugfs results, delimited
+#  5. feed each suite's results to kunit.py parse separately and judge
+#
+# Fails on: a failed or crashed test, a missing suite, a skipped suite, a
+# kernel splat (BUG:/WARNING:/KASAN/lockdep/Oops...) in the console log,
+# the guest script failing or timing out.
+#
+# Env: KUNIT_TIMEOUT (guest seconds, default 2400), KUNIT_MEM (default 2G),
+#      KUNIT_APPEND (extra kernel command line), ZSMOD_CACHE, JOBS.
+# Output: out/kunit/{guest.log,guest.tap,<suite>.ktap,<suite>.parse}
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/.." && pwd)
+out=$top/out/kunit
+suites=(zsmalloc_mod_alloc zsmalloc_mod_migration zsmalloc_mod_dropbehind zsmalloc_mod_zpool)
+
+say() { echo "kunit: $*"; }
+die() { echo "kunit: ERROR: $*" >&2; exit 1; }
+
+"$top/vm/deps.sh" >/dev/null
+
+t0=$(date +%s)
+kdir=$("$here/build-kernel.sh" -q) || die "test kernel build failed"
+t1=$(date +%s)
+obj=$kdir/build
+src=$kdir/src
+say "test kernel: $obj ($((t1 - t0)) s)"
+
+[ -f "$top/zsmalloc_mod.c" ] || die "zsmalloc_mod.c does not exist yet: nothing to test"
+
+# --- modules ---------------------------------------------------------------
+mkdir -p "$out"
+rsync -a --delete --exclude=/.git --exclude=/out --exclude=/selftests \
+	--exclude='*.o' --exclude='*.ko' --exclude='*.mod' --exclude='*.mod.c' \
+	--exclude='.*.cmd' --exclude=modules.order --exclude=Module.symvers \
+	"$top/" "$out/src/"
+make -C "$out/src" KDIR="$obj" modules >"$out/modules.log" 2>&1 || {
+	tail -40 "$out/modules.log" >&2
+	die "building the modules against the test kernel failed (log: $out/modules.log)"
+}
+for ko in zsmalloc_mod.ko kunit/zsmalloc_mod_kunit.ko; do
+	[ -f "$out/src/$ko" ] || die "$ko was not built (CONFIG_KUNIT missing from $obj?)"
+done
+grep -E 'warning:' "$out/modules.log" >&2 || true
+t2=$(date +%s)
+say "modules built ($((t2 - t1)) s)"
+
+# --- guest -----------------------------------------------------------------
+rm -f "$out"/guest.log "$out"/guest.tap "$out"/*.ktap "$out"/*.parse
+set +e
+"$top/vm/run-guest.sh" --kernel "$obj/arch/x86/boot/bzImage" \
+	--init-script "$here/guest-test.sh" \
+	--ko "$out/src/zsmalloc_mod.ko" --ko "$out/src/kunit/zsmalloc_mod_kunit.ko" \
+	--mem "${KUNIT_MEM:-2G}" --smp 2 \
+	--append "numa=fake=2 ${KUNIT_APPEND:-}" \
+	--log "$out/guest.log" --timeout "${KUNIT_TIMEOUT:-2400}"
+guest_rc=$?
+set -e
+t3=$(date +%s)
+say "guest finished ($((t3 - t2)) s), harness verdict: $([ $guest_rc = 0 ] && echo pass || echo "FAIL ($guest_rc)")"
+
+# --- per-suite parse ---------------------------------------------------------
+fail=0
+problem() { echo "kunit: FAIL: $*"; fail=1; }
+[ $guest_rc = 0 ] || problem "vm/run-guest.sh verdict failed (status $guest_rc)"
+
+tap=$out/guest.tap
+[ -f "$tap" ] || die "no TAP stream $tap"
+kunitpy=$src/tools/testing/kunit/kunit.py
+[ -f "$kunitpy" ] || die "no $kunitpy"
+
+for s in "${suites[@]}"; do
+	ktap=$out/$s.ktap
+	tr -d '\r' <"$tap" | awk -v s="$s" '
+		$0 == "# ===== begin kunit results: " s " =====" { on = 1; next }
+		$0 == "# ===== end kunit results: " s " =====" { on = 0; next }
+		on { sub(/^# \| ?/, ""); print }' >"$ktap"
+	echo
+	echo "===== kunit.py parse: $s ====="
+	if [ ! -s "$ktap" ]; then
+		problem "suite $s: no results in the guest output"
+		continue
+	fi
+	set +e
+	(cd "$src" && PYTHONDONTWRITEBYTECODE=1 python3 "$kunitpy" parse <"$ktap") |
+		tee "$out/$s.parse"
+	prc=${PIPESTATUS[0]}
+	set -e
+	[ "$prc" = 0 ] || problem "suite $s: kunit.py parse exit status $prc"
+	# kunit.py passes a skipped suite: we do not
+	suite_line=$(grep -E "^(not )?ok [0-9]+ $s( |$)" "$ktap" | tail -1)
+	case "$suite_line" in
+	"ok "*"# SKIP"*) problem "suite $s skipped on the test kernel: ${suite_line#*# SKIP}" ;;
+	"ok "*) ;;
+	"") problem "suite $s: no result line (crashed or cut short)" ;;
+	*) problem "suite $s: $suite_line" ;;
+	esac
+	if grep -Eq '^ *not ok ' "$ktap"; then
+		problem "suite $s has failing tests:"
+		grep -E '^ *not ok ' "$ktap" | sed 's/^/    /'
+	fi
+done
+
+# The harness judges splats too; check here as well so that this script
+# stands on its own.
+splat='BUG:|WARNING:|Oops|KASAN|kernel BUG at|general protection fault|Kernel panic'
+splat+='|possible circular locking|possible recursive locking|inconsistent lock state'
+splat+='|INFO: |UBSAN:|list_(add|del) corruption|Bad page state'
+if tr -d '\r' <"$out/guest.log" | grep -nE "$splat" >"$out/splats.txt"; then
+	problem "kernel splats in $out/guest.log:"
+	head -20 "$out/splats.txt" | sed 's/^/    /'
+fi
+
+echo
+echo "===== kunit summary ====="
+for s in "${suites[@]}"; do
+	line=$(grep -E 'Testing complete\.|Ran [0-9]+ tests' "$out/$s.parse" 2>/dev/null | tail -1 |
+		sed 's/^\[[0-9:]*\] //')
+	printf '%-26s %s\n' "$s" "${line:-no results}"
+done
+say "times: kernel $((t1 - t0)) s, modules $((t2 - t1)) s, guest $((t3 - t2)) s; logs in $out"
+if [ $fail = 0 ]; then
+	say "PASS"
+else
+	say "FAIL"
+fi
+exit $fail

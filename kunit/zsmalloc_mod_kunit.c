@@ -1,0 +1,1896 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit suites for zsmalloc_mod, run as a loadable module on the test kernel
+ * built by kunit/build-kernel.sh (load zsmalloc_mod.ko first):
+ *
+ *   zsmalloc_mod_alloc       allocation, mapping, geometry, stats, -EINVAL,
+ *                            injected -ENOMEM, pages returned on destroy
+ *   zsmalloc_mod_migration   real page migration through alloc_contig_range(),
+ *                            aborted migration (isolate + putback),
+ *                            compaction, readers racing both
+ *   zsmalloc_mod_dropbehind  the PG_dropbehind backport and our pages' flags
+ *   zsmalloc_mod_zpool       the "zsmalloc_mod" zpool driver through the zpool
+ *                            calls zswap makes
+ *
+ * The zpool suite needs the zpool API exported, which 6.12 does not do: the
+ * test kernel's kunit/patches/0002 exports it and defines
+ * ZPOOL_API_EXPORTED_FOR_TESTS. Elsewhere that suite is skipped, as is the
+ * dropbehind suite on a kernel without PG_dropbehind (kunit/run.sh fails a
+ * run on the test kernel if any suite is skipped).
+ *
+ * Fault injection: the -ENOMEM tests use the per-task fail_nth counter
+ * (what /proc/<pid>/fail-nth sets) with fail_page_alloc/failslab set up
+ * through their debugfs knobs (debugfs must be mounted at /sys/kernel/debug),
+ * so no other task ever sees an injected failure; the knobs are restored
+ * when each test ends.
+ */
+#include <kunit/test.h>
+#include <kunit/resource.h>
+#include <linux/debug_locks.h>
+#include <linux/delay.h>
+#include <linux/err.h>
+#include <linux/fs.h>
+#include <linux/gfp.h>
+#include <linux/jiffies.h>
+#include <linux/kthread.h>
+#include <linux/mm.h>
+#include <linux/mmzone.h>
+#include <linux/module.h>
+#include <linux/nodemask.h>
+#include <linux/page-flags.h>
+#include <linux/random.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/sort.h>
+#include <linux/string.h>
+#include <linux/version.h>
+#include <linux/vmstat.h>
+#include <linux/zpool.h>
+
+#include "../zsmalloc_mod.h"
+
+#if defined(folio_test_dropbehind) || \
+	LINUX_VERSION_CODE >= KERNEL_VERSION(6, 14, 0)
+#define ZSMOD_HAVE_DROPBEHIND 1
+#endif
+
+#define MAX_CLASSES	1024
+#define MAX_PFNS	32
+/* The gfp zswap passes to zpool_malloc() for a movable-capable backend. */
+#define ZSWAP_GFP	(__GFP_NORETRY | __GFP_NOWARN | __GFP_KSWAPD_RECLAIM | \
+			 __GFP_HIGHMEM | __GFP_MOVABLE)
+#define MOVABLE_GFP	(GFP_KERNEL | __GFP_HIGHMEM | __GFP_MOVABLE)
+
+/* ---------------------------------------------------------------------- */
+/* Object contents                                                         */
+
+static inline u8 pat_byte(u32 seed, unsigned int i)
+{
+	u32 x = seed ^ (i * 0x9e3779b1u);
+
+	x ^= x >> 13;
+	x *= 0x85ebca6bu;
+	return (u8)(x ^ (x >> 16));
+}
+
+static void pat_fill(u8 *p, unsigned int len, u32 seed)
+{
+	unsigned int i;
+
+	for (i = 0; i < len; i++)
+		p[i] = pat_byte(seed, i);
+}
+
+/* First offset that differs, or -1. */
+static long pat_check(const u8 *p, unsigned int len, u32 seed)
+{
+	unsigned int i;
+
+	for (i = 0; i < len; i++)
+		if (p[i] != pat_byte(seed, i))
+			return i;
+	return -1;
+}
+
+/* ---------------------------------------------------------------------- */
+/* NR_ZSPAGES, exactly (global counter plus every CPU's pending delta)      */
+
+static unsigned long nr_zspages(void)
+{
+	unsigned long sum = 0;
+	int nid, z;
+
+	for_each_online_node(nid) {
+		pg_data_t *pgdat = NODE_DATA(nid);
+
+		for (z = 0; z < MAX_NR_ZONES; z++) {
+			struct zone *zone = &pgdat->node_zones[z];
+
+			if (populated_zone(zone))
+				sum += zone_page_state_snapshot(zone, NR_ZSPAGES);
+		}
+	}
+	return sum;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Size classes                                                            */
+
+struct tclass {
+	unsigned int arg;	/* index passed to zsmod_class_info() */
+	unsigned int index;	/* info.index */
+	unsigned int size;
+	unsigned int ppz;	/* pages per zspage */
+	unsigned int opz;	/* objects per zspage */
+	bool huge;
+};
+
+static int cmp_ulong(const void *a, const void *b)
+{
+	unsigned long x = *(const unsigned long *)a, y = *(const unsigned long *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int tclass_cmp(const void *a, const void *b)
+{
+	const struct tclass *x = a, *y = b;
+
+	return x->size < y->size ? -1 : x->size > y->size;
+}
+
+/*
+ * The pool's distinct classes sorted by size. zsmod_class_info() may be
+ * asked about merged indices (zsmalloc merges classes of equal geometry):
+ * those report the class they were merged into and are dropped here.
+ */
+static int class_table(struct zsmod_pool *pool, struct tclass *tab)
+{
+	unsigned int count = zsmod_class_count(pool), i, j, n = 0;
+	struct zsmod_class_info info;
+
+	for (i = 0; i < count; i++) {
+		if (zsmod_class_info(pool, i, &info))
+			continue;
+		for (j = 0; j < n; j++)
+			if (tab[j].index == info.index)
+				break;
+		if (j < n)
+			continue;
+		if (n == MAX_CLASSES)
+			return -E2BIG;
+		tab[n++] = (struct tclass){
+			.arg = i, .index = info.index, .size = info.size,
+			.ppz = info.pages_per_zspage,
+			.opz = info.objs_per_zspage, .huge = info.huge,
+		};
+	}
+	sort(tab, n, sizeof(*tab), tclass_cmp, NULL);
+	return n;
+}
+
+/* Does some object of this class straddle a page boundary? */
+static bool class_spans(const struct tclass *c)
+{
+	unsigned int i;
+
+	for (i = 0; i < c->opz; i++)
+		if ((i * c->size) % PAGE_SIZE + c->size > PAGE_SIZE)
+			return true;
+	return false;
+}
+
+/* ---------------------------------------------------------------------- */
+/* A pool plus the objects a test put in it, released when the test ends   */
+
+struct tpool {
+	struct kunit *test;
+	struct zsmod_pool *pool;
+	unsigned long base_zspages;	/* NR_ZSPAGES before the pool existed */
+	unsigned int cap, n;
+	unsigned long *h;		/* 0: freed */
+	unsigned int *len;
+	u32 *seed;
+	struct tclass *tab;
+	int ntab;
+};
+
+static atomic_t pool_seq = ATOMIC_INIT(0);
+
+static void tpool_free_all(struct tpool *tp)
+{
+	unsigned int i;
+
+	for (i = 0; i < tp->n; i++) {
+		if (tp->h[i]) {
+			zsmod_free(tp->pool, tp->h[i]);
+			tp->h[i] = 0;
+		}
+	}
+}
+
+static void tpool_release(void *arg)
+{
+	struct tpool *tp = arg;
+
+	if (!tp->pool)
+		return;
+	tpool_free_all(tp);
+	zsmod_destroy_pool(tp->pool);
+	tp->pool = NULL;
+}
+
+static struct tpool *tpool_create(struct kunit *test, unsigned int cap)
+{
+	struct tpool *tp;
+	char name[32];
+
+	tp = kunit_kzalloc(test, sizeof(*tp), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, tp);
+	tp->test = test;
+	tp->cap = cap;
+	tp->h = kunit_kcalloc(test, cap, sizeof(*tp->h), GFP_KERNEL);
+	tp->len = kunit_kcalloc(test, cap, sizeof(*tp->len), GFP_KERNEL);
+	tp->seed = kunit_kcalloc(test, cap, sizeof(*tp->seed), GFP_KERNEL);
+	tp->tab = kunit_kcalloc(test, MAX_CLASSES, sizeof(*tp->tab), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, tp->h);
+	KUNIT_ASSERT_NOT_NULL(test, tp->len);
+	KUNIT_ASSERT_NOT_NULL(test, tp->seed);
+	KUNIT_ASSERT_NOT_NULL(test, tp->tab);
+
+	tp->base_zspages = nr_zspages();
+	snprintf(name, sizeof(name), "kunit-%d", atomic_inc_return(&pool_seq));
+	tp->pool = zsmod_create_pool(name);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, tp->pool);
+	KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test, tpool_release, tp));
+
+	tp->ntab = class_table(tp->pool, tp->tab);
+	KUNIT_ASSERT_GT_MSG(test, tp->ntab, 0, "no size classes reported");
+	return tp;
+}
+
+/* Map @idx read-only and compare; returns the first bad offset or -1. */
+static long tpool_check(struct tpool *tp, unsigned int idx)
+{
+	const u8 *p;
+	long bad;
+
+	p = zsmod_map_object(tp->pool, tp->h[idx], ZSMOD_MM_RO);
+	if (IS_ERR_OR_NULL(p))
+		return -2;
+	bad = pat_check(p, tp->len[idx], tp->seed[idx]);
+	zsmod_unmap_object(tp->pool, tp->h[idx]);
+	return bad;
+}
+
+static int tpool_write(struct tpool *tp, unsigned int idx, enum zsmod_mapmode mm)
+{
+	u8 *p = zsmod_map_object(tp->pool, tp->h[idx], mm);
+
+	if (IS_ERR_OR_NULL(p))
+		return -EFAULT;
+	pat_fill(p, tp->len[idx], tp->seed[idx]);
+	zsmod_unmap_object(tp->pool, tp->h[idx]);
+	return 0;
+}
+
+/* Allocate and fill one object; returns its index or a negative errno. */
+static int tpool_alloc(struct tpool *tp, size_t len, gfp_t gfp)
+{
+	unsigned long handle = 0;
+	unsigned int idx;
+	int ret;
+
+	if (tp->n == tp->cap)
+		return -ENOSPC;
+	ret = zsmod_malloc(tp->pool, len, gfp, &handle);
+	if (ret)
+		return ret;
+	if (!handle)
+		return -EFAULT;
+	idx = tp->n++;
+	tp->h[idx] = handle;
+	tp->len[idx] = len;
+	tp->seed[idx] = get_random_u32();
+	ret = tpool_write(tp, idx, ZSMOD_MM_WO);
+	return ret ? ret : idx;
+}
+
+static void tpool_free(struct tpool *tp, unsigned int idx)
+{
+	if (tp->h[idx]) {
+		zsmod_free(tp->pool, tp->h[idx]);
+		tp->h[idx] = 0;
+	}
+}
+
+/* Check every live object; returns how many are corrupt. */
+static unsigned int tpool_check_all(struct tpool *tp)
+{
+	unsigned int i, bad = 0;
+	long off;
+
+	for (i = 0; i < tp->n; i++) {
+		if (!tp->h[i])
+			continue;
+		off = tpool_check(tp, i);
+		if (off != -1) {
+			if (bad++ < 5)
+				kunit_err(tp->test, "object %u (len %u) corrupt at offset %ld\n",
+					  i, tp->len[i], off);
+		}
+		cond_resched();
+	}
+	return bad;
+}
+
+static unsigned long class_objs_used(struct tpool *tp, const struct tclass *c)
+{
+	struct zsmod_class_info info;
+
+	if (zsmod_class_info(tp->pool, c->arg, &info))
+		return ULONG_MAX;
+	return info.objs_used;
+}
+
+/* The class that holds object @idx: the one whose objs_used drops on free.
+ * Used right after allocating when only that class changed; @before is a
+ * snapshot of objs_used per table entry. */
+static const struct tclass *class_grown(struct tpool *tp, const unsigned long *before)
+{
+	const struct tclass *found = NULL;
+	int i;
+
+	for (i = 0; i < tp->ntab; i++) {
+		unsigned long now = class_objs_used(tp, &tp->tab[i]);
+
+		if (now != before[i]) {
+			if (found)
+				return NULL;
+			found = &tp->tab[i];
+		}
+	}
+	return found;
+}
+
+static void snapshot_used(struct tpool *tp, unsigned long *used)
+{
+	int i;
+
+	for (i = 0; i < tp->ntab; i++)
+		used[i] = class_objs_used(tp, &tp->tab[i]);
+}
+
+/*
+ * Allocate one object of @len and tell which class took it. Returns the
+ * object's index; *cls is set (or the test is aborted).
+ */
+static int alloc_find_class(struct tpool *tp, size_t len, gfp_t gfp,
+			    const struct tclass **cls)
+{
+	struct kunit *test = tp->test;
+	unsigned long *before;
+	int idx;
+
+	before = kunit_kcalloc(test, MAX_CLASSES, sizeof(*before), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, before);
+	snapshot_used(tp, before);
+	idx = tpool_alloc(tp, len, gfp);
+	KUNIT_ASSERT_GE_MSG(test, idx, 0, "zsmod_malloc(%zu) failed", len);
+	*cls = class_grown(tp, before);
+	KUNIT_ASSERT_NOT_NULL_MSG(test, *cls,
+		"not exactly one class gained an object after zsmod_malloc(%zu)", len);
+	KUNIT_ASSERT_GE_MSG(test, (*cls)->size, (unsigned int)len,
+		"object of %zu bytes put in class of size %u", len, (*cls)->size);
+	kunit_kfree(test, before);
+	return idx;
+}
+
+/* Fill @nz zspages of the class @len lands in; returns the class. */
+static const struct tclass *fill_zspages(struct tpool *tp, size_t len, gfp_t gfp,
+					 unsigned int nz)
+{
+	struct kunit *test = tp->test;
+	const struct tclass *c;
+	unsigned int i, want;
+	int idx;
+
+	alloc_find_class(tp, len, gfp, &c);
+	want = nz * c->opz;
+	for (i = 1; i < want; i++) {
+		idx = tpool_alloc(tp, len, gfp);
+		KUNIT_ASSERT_GE_MSG(test, idx, 0, "zsmod_malloc(%zu) #%u: %d", len, i, idx);
+	}
+	return c;
+}
+
+/* Smallest non-huge class with at least @min_ppz pages and 4 objects. */
+static const struct tclass *pick_class(struct tpool *tp, unsigned int min_ppz,
+				       bool spanning)
+{
+	int i;
+
+	for (i = 0; i < tp->ntab; i++) {
+		const struct tclass *c = &tp->tab[i];
+
+		if (c->huge || c->ppz < min_ppz || c->opz < 4)
+			continue;
+		if (spanning && !class_spans(c))
+			continue;
+		return c;
+	}
+	return NULL;
+}
+
+/*
+ * A request size that lands in class @c: with or without a per-object
+ * header of up to 8 bytes (zsmalloc's handle), since neighbouring classes
+ * are at least 16 bytes apart.
+ */
+static size_t len_for_class(const struct tclass *c)
+{
+	if (c->huge)
+		return zsmod_max_alloc_size();
+	return c->size > 8 ? c->size - 8 : 1;
+}
+
+static const struct tclass *huge_class(struct tpool *tp)
+{
+	int i;
+
+	for (i = 0; i < tp->ntab; i++)
+		if (tp->tab[i].huge)
+			return &tp->tab[i];
+	return NULL;
+}
+
+/*
+ * The pool's counters against each other and against NR_ZSPAGES:
+ * per class objs_allocated = zspages * objs_per_zspage, and the sums over
+ * classes equal the pool stats, the pool's total pages and the zone counter
+ * delta; objs_used equals what the test holds live.
+ */
+static void expect_consistent(struct tpool *tp)
+{
+	struct kunit *test = tp->test;
+	struct zsmod_pool_stats st;
+	struct zsmod_class_info info;
+	unsigned long pages = 0, alloc = 0, used = 0, live = 0;
+	unsigned int i;
+	int k;
+
+	for (k = 0; k < tp->ntab; k++) {
+		KUNIT_ASSERT_EQ(test, 0, zsmod_class_info(tp->pool, tp->tab[k].arg, &info));
+		KUNIT_EXPECT_EQ_MSG(test, info.objs_allocated,
+				    info.zspages * info.objs_per_zspage,
+				    "class %u (size %u)", info.index, info.size);
+		KUNIT_EXPECT_LE_MSG(test, info.objs_used, info.objs_allocated,
+				    "class %u (size %u)", info.index, info.size);
+		pages += info.zspages * info.pages_per_zspage;
+		alloc += info.objs_allocated;
+		used += info.objs_used;
+	}
+	for (i = 0; i < tp->n; i++)
+		live += tp->h[i] != 0;
+
+	zsmod_pool_stats(tp->pool, &st);
+	KUNIT_EXPECT_EQ(test, st.objs_used, live);
+	KUNIT_EXPECT_EQ(test, used, live);
+	KUNIT_EXPECT_EQ(test, st.objs_allocated, alloc);
+	KUNIT_EXPECT_EQ(test, st.pages_used, pages);
+	KUNIT_EXPECT_EQ(test, zsmod_get_total_pages(tp->pool), pages);
+	KUNIT_EXPECT_EQ(test, nr_zspages() - tp->base_zspages, pages);
+}
+
+/* Free everything, wait (bounded) for deferred frees, destroy, and check
+ * that NR_ZSPAGES is back where it was before the pool existed. */
+static void free_destroy_check(struct tpool *tp)
+{
+	struct kunit *test = tp->test;
+	unsigned long deadline;
+
+	tpool_free_all(tp);
+	deadline = jiffies + 2 * HZ;
+	while (zsmod_get_total_pages(tp->pool) && time_before(jiffies, deadline))
+		msleep(10);
+	KUNIT_EXPECT_EQ_MSG(test, zsmod_get_total_pages(tp->pool), 0UL,
+			    "pages still used after every object was freed");
+	zsmod_destroy_pool(tp->pool);
+	tp->pool = NULL;
+	KUNIT_EXPECT_EQ_MSG(test, nr_zspages(), tp->base_zspages,
+			    "NR_ZSPAGES not back to its value before the pool");
+}
+
+/* Pages of the zspage that holds @idx. */
+static int zspage_pfns(struct tpool *tp, unsigned int idx, unsigned long *pfns)
+{
+	return zsmod_handle_zspage_pfns(tp->pool, tp->h[idx], pfns, MAX_PFNS);
+}
+
+static unsigned long obj_pfn(struct tpool *tp, unsigned int idx)
+{
+	unsigned long pfn = 0;
+	unsigned int oi;
+
+	if (zsmod_handle_location(tp->pool, tp->h[idx], &pfn, &oi))
+		return 0;
+	return pfn;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Fault injection knobs (debugfs)                                         */
+
+#define FI_DIR "/sys/kernel/debug/"
+
+struct knob {
+	const char *path;
+	char saved[32];
+	bool have;
+};
+
+static struct knob fi_knobs[] = {
+	{ FI_DIR "fail_page_alloc/probability" },
+	{ FI_DIR "fail_page_alloc/interval" },
+	{ FI_DIR "fail_page_alloc/times" },
+	{ FI_DIR "fail_page_alloc/space" },
+	{ FI_DIR "fail_page_alloc/verbose" },
+	{ FI_DIR "fail_page_alloc/task-filter" },
+	{ FI_DIR "fail_page_alloc/min-order" },
+	{ FI_DIR "fail_page_alloc/ignore-gfp-wait" },
+	{ FI_DIR "fail_page_alloc/ignore-gfp-highmem" },
+	{ FI_DIR "failslab/probability" },
+	{ FI_DIR "failslab/verbose" },
+	{ FI_DIR "failslab/task-filter" },
+};
+
+enum { K_PROB, K_INTERVAL, K_TIMES, K_SPACE, K_VERBOSE, K_TASKF, K_MINORDER,
+	K_IGN_WAIT, K_IGN_HIGH, K_SLAB_PROB, K_SLAB_VERBOSE, K_SLAB_TASKF };
+
+static int knob_read(const char *path, char *buf, size_t size)
+{
+	struct file *f = filp_open(path, O_RDONLY, 0);
+	loff_t pos = 0;
+	ssize_t n;
+
+	if (IS_ERR(f))
+		return PTR_ERR(f);
+	n = kernel_read(f, buf, size - 1, &pos);
+	filp_close(f, NULL);
+	if (n < 0)
+		return n;
+	buf[n] = 0;
+	strim(buf);
+	return 0;
+}
+
+static int knob_write(const char *path, const char *val)
+{
+	struct file *f = filp_open(path, O_WRONLY, 0);
+	loff_t pos = 0;
+	ssize_t n;
+
+	if (IS_ERR(f))
+		return PTR_ERR(f);
+	n = kernel_write(f, val, strlen(val), &pos);
+	filp_close(f, NULL);
+	return n < 0 ? n : 0;
+}
+
+#if defined(CONFIG_FAIL_PAGE_ALLOC) && defined(CONFIG_FAULT_INJECTION_DEBUG_FS)
+#define HAVE_FI 1
+static inline void set_fail_nth(unsigned int n) { current->fail_nth = n; }
+static inline unsigned int get_fail_nth(void) { return current->fail_nth; }
+static inline void set_make_it_fail(int v) { current->make_it_fail = v; }
+#define NEED_FI(test) do { } while (0)
+#else
+static inline void set_fail_nth(unsigned int n) { }
+static inline unsigned int get_fail_nth(void) { return 0; }
+static inline void set_make_it_fail(int v) { }
+#define NEED_FI(test) \
+	kunit_skip(test, "needs CONFIG_FAIL_PAGE_ALLOC and CONFIG_FAULT_INJECTION_DEBUG_FS")
+#endif
+
+static void fi_restore(void *unused)
+{
+	int i;
+
+	set_fail_nth(0);
+	set_make_it_fail(0);
+	/* probability first, so nothing fails while the rest is restored */
+	for (i = 0; i < ARRAY_SIZE(fi_knobs); i++)
+		if (fi_knobs[i].have)
+			knob_write(fi_knobs[i].path, fi_knobs[i].saved);
+}
+
+static void fi_set(struct kunit *test, int k, const char *val)
+{
+	KUNIT_ASSERT_EQ_MSG(test, 0, knob_write(fi_knobs[k].path, val),
+			    "cannot write %s", fi_knobs[k].path);
+}
+
+/*
+ * Make fail_page_alloc and failslab able to fail any allocation of a task
+ * that asks for it (fail_nth or make_it_fail), and nothing else: probability
+ * 0 (fail_nth does not look at it), task filter on, no gfp/order exemptions,
+ * silent. Restored when the test ends.
+ */
+static void fi_setup(struct kunit *test)
+{
+	int i, ret;
+
+	for (i = 0; i < ARRAY_SIZE(fi_knobs); i++) {
+		ret = knob_read(fi_knobs[i].path, fi_knobs[i].saved,
+				sizeof(fi_knobs[i].saved));
+		KUNIT_ASSERT_EQ_MSG(test, ret, 0,
+			"cannot read %s (CONFIG_FAIL_PAGE_ALLOC/FAILSLAB/FAULT_INJECTION_DEBUG_FS, debugfs mounted at /sys/kernel/debug?)",
+			fi_knobs[i].path);
+		fi_knobs[i].have = true;
+	}
+	/* restored in reverse: put probability last in the array order */
+	KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test, fi_restore, NULL));
+	fi_set(test, K_PROB, "0");
+	fi_set(test, K_SLAB_PROB, "0");
+	fi_set(test, K_INTERVAL, "1");
+	fi_set(test, K_TIMES, "-1");
+	fi_set(test, K_SPACE, "0");
+	fi_set(test, K_VERBOSE, "0");
+	fi_set(test, K_SLAB_VERBOSE, "0");
+	fi_set(test, K_TASKF, "Y");
+	fi_set(test, K_SLAB_TASKF, "Y");
+	fi_set(test, K_MINORDER, "0");
+	fi_set(test, K_IGN_WAIT, "N");
+	fi_set(test, K_IGN_HIGH, "N");
+}
+
+/* ====================================================================== */
+/* Suite zsmalloc_mod_alloc                                                */
+
+struct size_param {
+	size_t size;
+	char what[40];
+};
+
+#define MAX_SIZE_PARAMS (2 * MAX_CLASSES + 3)
+static struct size_param *size_params;
+static unsigned int nr_size_params;
+
+static int size_param_cmp(const void *a, const void *b)
+{
+	const struct size_param *x = a, *y = b;
+
+	return x->size < y->size ? -1 : x->size > y->size;
+}
+
+static void add_size(size_t size, size_t max, const char *fmt, unsigned int arg)
+{
+	struct size_param *p;
+
+	if (!size || size > max || nr_size_params == MAX_SIZE_PARAMS)
+		return;
+	p = &size_params[nr_size_params++];
+	p->size = size;
+	snprintf(p->what, sizeof(p->what), fmt, arg);
+}
+
+/* Build the parameter list from a scratch pool's class table. */
+static int alloc_suite_init(struct kunit_suite *suite)
+{
+	struct zsmod_pool *pool;
+	struct tclass *tab;
+	size_t max = zsmod_max_alloc_size(), huge;
+	unsigned int i, j;
+	int n;
+
+	size_params = kcalloc(MAX_SIZE_PARAMS, sizeof(*size_params), GFP_KERNEL);
+	tab = kcalloc(MAX_CLASSES, sizeof(*tab), GFP_KERNEL);
+	if (!size_params || !tab)
+		goto nomem;
+	pool = zsmod_create_pool("kunit-params");
+	if (IS_ERR_OR_NULL(pool))
+		goto nomem;
+	n = class_table(pool, tab);
+	huge = zsmod_huge_class_size(pool);
+	zsmod_destroy_pool(pool);
+	if (n <= 0) {
+		pr_err("zsmalloc_mod_kunit: no size classes (%d)\n", n);
+		goto nomem;
+	}
+
+	nr_size_params = 0;
+	for (i = 0; i < n; i++) {
+		add_size(i ? tab[i - 1].size + 1 : 1, max, "first of class %u", tab[i].index);
+		add_size(tab[i].size, max, "last of class %u", tab[i].index);
+	}
+	add_size(huge - 1, max, "below huge threshold%.0u", 0);
+	add_size(huge, max, "huge threshold%.0u", 0);
+	add_size(max, max, "maximum%.0u", 0);
+	sort(size_params, nr_size_params, sizeof(*size_params), size_param_cmp, NULL);
+	/* one entry per size, names joined */
+	for (i = 0, j = 0; i < nr_size_params; i++) {
+		if (j && size_params[j - 1].size == size_params[i].size) {
+			struct size_param *d = &size_params[j - 1];
+			char more[sizeof(d->what)];
+			size_t l = strlen(d->what);
+
+			strscpy(more, size_params[i].what, sizeof(more));
+			snprintf(d->what + l, sizeof(d->what) - l, ", %s", more);
+			continue;
+		}
+		size_params[j++] = size_params[i];
+	}
+	nr_size_params = j;
+	kfree(tab);
+	pr_info("zsmalloc_mod_kunit: %d classes, %u sizes, huge threshold %zu, max %zu\n",
+		n, nr_size_params, huge, max);
+	return 0;
+nomem:
+	kfree(tab);
+	kfree(size_params);
+	size_params = NULL;
+	nr_size_params = 0;
+	return -ENOMEM;
+}
+
+static void alloc_suite_exit(struct kunit_suite *suite)
+{
+	kfree(size_params);
+	size_params = NULL;
+	nr_size_params = 0;
+}
+
+static const void *size_gen(const void *prev, char *desc)
+{
+	const struct size_param *p = prev;
+
+	if (!size_params)
+		return NULL;
+	p = p ? p + 1 : size_params;
+	if (p >= size_params + nr_size_params)
+		return NULL;
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "size %zu (%s)", p->size, p->what);
+	return p;
+}
+
+/*
+ * One size: fill two zspages and one more object; every object written
+ * write-only, read back read-only; objects straddling pages are among
+ * them when the geometry has any; locations are unique and agree with the
+ * zspage's page list; stats match; freeing and destroying return every page.
+ */
+static void test_alloc_size(struct kunit *test)
+{
+	const struct size_param *p = test->param_value;
+	struct tpool *tp;
+	const struct tclass *c;
+	unsigned long pfns[MAX_PFNS], pfn;
+	unsigned long *keys;
+	unsigned int i, oi, n, spanned = 0;
+	struct zsmod_class_info info;
+	int np, idx;
+
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	tp = tpool_create(test, 4096);
+	alloc_find_class(tp, p->size, GFP_KERNEL, &c);
+	KUNIT_ASSERT_GT(test, c->opz, 0U);
+	KUNIT_ASSERT_GT(test, c->ppz, 0U);
+	KUNIT_EXPECT_GE(test, (unsigned long)c->ppz * PAGE_SIZE,
+			(unsigned long)c->opz * c->size);
+	if (c->huge)
+		KUNIT_EXPECT_GE(test, p->size, zsmod_huge_class_size(tp->pool));
+	else
+		KUNIT_EXPECT_LT(test, p->size, zsmod_huge_class_size(tp->pool));
+
+	n = min(2 * c->opz + 1, tp->cap);
+	for (i = 1; i < n; i++) {
+		idx = tpool_alloc(tp, p->size, GFP_KERNEL);
+		KUNIT_ASSERT_GE_MSG(test, idx, 0, "object %u: %d", i, idx);
+	}
+	KUNIT_EXPECT_EQ(test, tpool_check_all(tp), 0U);
+
+	keys = kunit_kcalloc(test, n, sizeof(*keys), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, keys);
+	for (i = 0; i < n; i++) {
+		unsigned long off;
+
+		KUNIT_ASSERT_EQ(test, 0, zsmod_handle_location(tp->pool, tp->h[i], &pfn, &oi));
+		KUNIT_EXPECT_LT(test, oi, c->opz);
+		np = zspage_pfns(tp, i, pfns);
+		KUNIT_ASSERT_EQ_MSG(test, np, (int)c->ppz, "zspage page count of object %u", i);
+		off = (unsigned long)oi * c->size;
+		KUNIT_ASSERT_LT(test, off / PAGE_SIZE, (unsigned long)np);
+		KUNIT_EXPECT_EQ_MSG(test, pfns[off / PAGE_SIZE], pfn,
+			"object %u idx %u: location pfn is not page %lu of its zspage",
+			i, oi, off / PAGE_SIZE);
+		if (off % PAGE_SIZE + c->size > PAGE_SIZE)
+			spanned++;
+		keys[i] = pfn * 65536 + oi;
+	}
+	sort(keys, n, sizeof(*keys), cmp_ulong, NULL);
+	for (i = 1; i < n; i++)
+		KUNIT_EXPECT_NE_MSG(test, keys[i], keys[i - 1], "two objects share a slot");
+	if (class_spans(c))
+		KUNIT_EXPECT_GT_MSG(test, spanned, 0U,
+			"class %u spans pages but no object did", c->size);
+
+	KUNIT_ASSERT_EQ(test, 0, zsmod_class_info(tp->pool, c->arg, &info));
+	KUNIT_EXPECT_EQ(test, info.objs_used, (unsigned long)n);
+	KUNIT_EXPECT_EQ(test, info.zspages, (unsigned long)DIV_ROUND_UP(n, c->opz));
+	expect_consistent(tp);
+	free_destroy_check(tp);
+}
+
+/*
+ * Objects that straddle two pages, modified in place through a read-write
+ * mapping (copy-in and copy-out): bytes on both sides of the boundary.
+ */
+static void test_span_rw(struct kunit *test)
+{
+	struct tpool *tp = tpool_create(test, 4096);
+	const struct tclass *c = pick_class(tp, 2, true);
+	unsigned int i, oi, done = 0;
+	unsigned long pfn;
+
+	KUNIT_ASSERT_NOT_NULL_MSG(test, c, "no class with multi-page zspages whose objects straddle pages");
+	c = fill_zspages(tp, len_for_class(c), GFP_KERNEL, 1);
+	KUNIT_ASSERT_TRUE(test, class_spans(c));
+	for (i = 0; i < tp->n; i++) {
+		unsigned long off, cut;
+		u8 *p;
+
+		KUNIT_ASSERT_EQ(test, 0, zsmod_handle_location(tp->pool, tp->h[i], &pfn, &oi));
+		off = (unsigned long)oi * c->size;
+		if (off % PAGE_SIZE + c->size <= PAGE_SIZE)
+			continue;
+		/* flip every byte of the object's image, around the cut too */
+		cut = PAGE_SIZE - off % PAGE_SIZE;
+		p = zsmod_map_object(tp->pool, tp->h[i], ZSMOD_MM_RW);
+		KUNIT_ASSERT_NOT_ERR_OR_NULL(test, p);
+		KUNIT_EXPECT_EQ_MSG(test, pat_check(p, tp->len[i], tp->seed[i]), -1L,
+				    "RW map of straddling object %u (cut at %lu)", i, cut);
+		tp->seed[i] = ~tp->seed[i];
+		pat_fill(p, tp->len[i], tp->seed[i]);
+		zsmod_unmap_object(tp->pool, tp->h[i]);
+		KUNIT_EXPECT_EQ_MSG(test, tpool_check(tp, i), -1L,
+				    "straddling object %u lost its RW update", i);
+		done++;
+	}
+	KUNIT_EXPECT_GT(test, done, 0U);
+	/* neighbours untouched */
+	KUNIT_EXPECT_EQ(test, tpool_check_all(tp), 0U);
+	free_destroy_check(tp);
+}
+
+/* Thousands of live objects of mixed sizes: distinct handles and slots. */
+static void test_handle_uniqueness(struct kunit *test)
+{
+	const unsigned int n = 4096;
+	struct tpool *tp = tpool_create(test, n);
+	size_t max = zsmod_max_alloc_size();
+	unsigned long *hs, *keys, pfn;
+	unsigned int i, oi;
+	int idx;
+
+	hs = kunit_kcalloc(test, n, sizeof(*hs), GFP_KERNEL);
+	keys = kunit_kcalloc(test, n, sizeof(*keys), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, hs);
+	KUNIT_ASSERT_NOT_NULL(test, keys);
+	for (i = 0; i < n; i++) {
+		idx = tpool_alloc(tp, 1 + (i * 977UL) % max, GFP_KERNEL);
+		KUNIT_ASSERT_GE_MSG(test, idx, 0, "object %u", i);
+	}
+	for (i = 0; i < n; i++) {
+		KUNIT_ASSERT_NE(test, tp->h[i], 0UL);
+		hs[i] = tp->h[i];
+		KUNIT_ASSERT_EQ(test, 0, zsmod_handle_location(tp->pool, tp->h[i], &pfn, &oi));
+		keys[i] = pfn * 65536 + oi;
+	}
+	sort(hs, n, sizeof(*hs), cmp_ulong, NULL);
+	sort(keys, n, sizeof(*keys), cmp_ulong, NULL);
+	for (i = 1; i < n; i++) {
+		KUNIT_EXPECT_NE_MSG(test, hs[i], hs[i - 1], "duplicate handle");
+		KUNIT_EXPECT_NE_MSG(test, keys[i], keys[i - 1], "two handles, one slot");
+	}
+	KUNIT_EXPECT_EQ(test, tpool_check_all(tp), 0U);
+	expect_consistent(tp);
+	/* free a third, check the rest, then everything */
+	for (i = 0; i < n; i += 3)
+		tpool_free(tp, i);
+	KUNIT_EXPECT_EQ(test, tpool_check_all(tp), 0U);
+	expect_consistent(tp);
+	free_destroy_check(tp);
+}
+
+/*
+ * Free one object of a full zspage and allocate again: the slot is reused,
+ * no page is added; then empty the pool and allocate again.
+ */
+static void test_free_reuse(struct kunit *test)
+{
+	struct tpool *tp = tpool_create(test, 4096);
+	const struct tclass *c = pick_class(tp, 1, false);
+	struct zsmod_pool_stats st;
+	unsigned long pfn, pfn2;
+	unsigned int oi, oi2, victim;
+	size_t len;
+	int idx;
+
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	len = c->size / 2;
+	c = fill_zspages(tp, len, GFP_KERNEL, 1);
+	zsmod_pool_stats(tp->pool, &st);
+	KUNIT_EXPECT_EQ(test, st.pages_used, (unsigned long)c->ppz);
+	KUNIT_EXPECT_EQ(test, st.objs_used, (unsigned long)c->opz);
+
+	victim = c->opz / 2;
+	KUNIT_ASSERT_EQ(test, 0, zsmod_handle_location(tp->pool, tp->h[victim], &pfn, &oi));
+	tpool_free(tp, victim);
+	zsmod_pool_stats(tp->pool, &st);
+	KUNIT_EXPECT_EQ(test, st.objs_used, (unsigned long)c->opz - 1);
+	KUNIT_EXPECT_EQ(test, st.pages_used, (unsigned long)c->ppz);
+
+	idx = tpool_alloc(tp, len, GFP_KERNEL);
+	KUNIT_ASSERT_GE(test, idx, 0);
+	KUNIT_ASSERT_EQ(test, 0, zsmod_handle_location(tp->pool, tp->h[idx], &pfn2, &oi2));
+	KUNIT_EXPECT_EQ_MSG(test, pfn2, pfn, "freed slot not reused");
+	KUNIT_EXPECT_EQ_MSG(test, oi2, oi, "freed slot not reused");
+	zsmod_pool_stats(tp->pool, &st);
+	KUNIT_EXPECT_EQ(test, st.pages_used, (unsigned long)c->ppz);
+	KUNIT_EXPECT_EQ(test, st.objs_used, (unsigned long)c->opz);
+	KUNIT_EXPECT_EQ(test, tpool_check_all(tp), 0U);
+	expect_consistent(tp);
+
+	/* empty pool, then reuse from nothing */
+	tpool_free_all(tp);
+	expect_consistent(tp);
+	KUNIT_EXPECT_EQ(test, zsmod_get_total_pages(tp->pool), 0UL);
+	idx = tpool_alloc(tp, len, GFP_KERNEL);
+	KUNIT_ASSERT_GE(test, idx, 0);
+	KUNIT_EXPECT_EQ(test, tpool_check(tp, idx), -1L);
+	expect_consistent(tp);
+	free_destroy_check(tp);
+}
+
+/* Size 0 and sizes above the maximum: -EINVAL, nothing allocated. */
+static void test_invalid_sizes(struct kunit *test)
+{
+	struct tpool *tp = tpool_create(test, 16);
+	size_t max = zsmod_max_alloc_size();
+	const size_t bad[] = { 0, max + 1, 2 * PAGE_SIZE, SIZE_MAX, SIZE_MAX - 7 };
+	unsigned long handle;
+	unsigned int i;
+	int idx;
+
+	KUNIT_EXPECT_GE(test, max, (size_t)PAGE_SIZE / 2);
+	KUNIT_EXPECT_LE(test, max, (size_t)PAGE_SIZE);
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		handle = 0;
+		KUNIT_EXPECT_EQ_MSG(test, zsmod_malloc(tp->pool, bad[i], GFP_KERNEL, &handle),
+				    -EINVAL, "size %zu", bad[i]);
+	}
+	expect_consistent(tp);
+	KUNIT_EXPECT_EQ(test, zsmod_get_total_pages(tp->pool), 0UL);
+	/* the largest valid size works */
+	idx = tpool_alloc(tp, max, GFP_KERNEL);
+	KUNIT_ASSERT_GE(test, idx, 0);
+	KUNIT_EXPECT_EQ(test, tpool_check(tp, idx), -1L);
+	expect_consistent(tp);
+	free_destroy_check(tp);
+}
+
+/* Objects in many classes at once: the per-class counters add up. */
+static void test_stats_many_classes(struct kunit *test)
+{
+	struct tpool *tp = tpool_create(test, 4096);
+	unsigned int i, k;
+	int idx;
+
+	for (k = 0; k < tp->ntab; k += 3) {
+		unsigned int cnt = 1 + k % 7;
+
+		for (i = 0; i < cnt; i++) {
+			idx = tpool_alloc(tp, max_t(unsigned int, tp->tab[k].size / 2, 1),
+					  GFP_KERNEL);
+			KUNIT_ASSERT_GE(test, idx, 0);
+		}
+	}
+	expect_consistent(tp);
+	for (i = 0; i < tp->n; i += 2)
+		tpool_free(tp, i);
+	expect_consistent(tp);
+	KUNIT_EXPECT_EQ(test, tpool_check_all(tp), 0U);
+	free_destroy_check(tp);
+}
+
+/*
+ * Injected allocation failures: the Nth fault point of zsmod_malloc (page
+ * or slab allocation, fail_nth) fails, for N = 1, 2, ... until a call gets
+ * through without reaching its Nth point. Every failure must be -ENOMEM and
+ * leave the counters and NR_ZSPAGES as they were.
+ */
+static void enomem_walk(struct kunit *test, struct tpool *tp, size_t len, gfp_t gfp,
+			unsigned int min_failures)
+{
+	struct zsmod_pool_stats before, after;
+	unsigned long zsp, handle;
+	unsigned int nth, failures = 0, left;
+	bool through = false;
+	int ret;
+
+	for (nth = 1; nth <= 64; nth++) {
+		zsmod_pool_stats(tp->pool, &before);
+		zsp = nr_zspages();
+		handle = 0;
+		set_fail_nth(nth);
+		ret = zsmod_malloc(tp->pool, len, gfp, &handle);
+		left = get_fail_nth();
+		set_fail_nth(0);
+		if (!ret) {
+			KUNIT_EXPECT_NE(test, handle, 0UL);
+			if (handle)
+				zsmod_free(tp->pool, handle);
+			if (left) {
+				through = true;
+				break;
+			}
+			continue;	/* a tolerated failure (e.g. stack depot) */
+		}
+		failures++;
+		KUNIT_EXPECT_EQ_MSG(test, ret, -ENOMEM, "len %zu, fault point %u", len, nth);
+		zsmod_pool_stats(tp->pool, &after);
+		KUNIT_EXPECT_EQ_MSG(test, after.pages_used, before.pages_used,
+				    "len %zu, fault point %u leaked pages", len, nth);
+		KUNIT_EXPECT_EQ_MSG(test, after.objs_used, before.objs_used,
+				    "len %zu, fault point %u", len, nth);
+		KUNIT_EXPECT_EQ_MSG(test, after.objs_allocated, before.objs_allocated,
+				    "len %zu, fault point %u", len, nth);
+		KUNIT_EXPECT_EQ_MSG(test, nr_zspages(), zsp,
+				    "len %zu, fault point %u: NR_ZSPAGES changed", len, nth);
+	}
+	KUNIT_EXPECT_TRUE_MSG(test, through, "len %zu: still failing after 64 fault points", len);
+	KUNIT_EXPECT_GE_MSG(test, failures, min_failures,
+			    "len %zu: injected failures never reached zsmod_malloc", len);
+	kunit_info(test, "len %zu gfp %#x: %u injected failures, all clean\n",
+		   len, (unsigned int)gfp, failures);
+}
+
+static void test_alloc_enomem(struct kunit *test)
+{
+	struct tpool *tp;
+	const struct tclass *multi, *huge;
+	size_t multi_len;
+	int idx;
+
+	NEED_FI(test);
+	fi_setup(test);
+	tp = tpool_create(test, 64);
+	multi = pick_class(tp, 2, false);
+	huge = huge_class(tp);
+	KUNIT_ASSERT_NOT_NULL(test, multi);
+	KUNIT_ASSERT_NOT_NULL(test, huge);
+	multi_len = len_for_class(multi);
+
+	/* an empty pool: each call needs a whole new zspage */
+	enomem_walk(test, tp, 64, GFP_KERNEL | __GFP_NOWARN, 1);
+	enomem_walk(test, tp, multi_len, GFP_KERNEL | __GFP_NOWARN, multi->ppz);
+	enomem_walk(test, tp, zsmod_max_alloc_size(), GFP_KERNEL | __GFP_NOWARN, 1);
+	/* zswap's gfp (no direct reclaim): slab allocations fail too */
+	enomem_walk(test, tp, multi_len, ZSWAP_GFP, multi->ppz);
+	expect_consistent(tp);
+
+	/* with live objects around */
+	idx = tpool_alloc(tp, 100, GFP_KERNEL);
+	KUNIT_ASSERT_GE(test, idx, 0);
+	enomem_walk(test, tp, multi_len, MOVABLE_GFP | __GFP_NOWARN, multi->ppz);
+	KUNIT_EXPECT_EQ(test, tpool_check_all(tp), 0U);
+	expect_consistent(tp);
+	free_destroy_check(tp);
+}
+
+static struct kunit_case alloc_cases[] = {
+	KUNIT_CASE_PARAM(test_alloc_size, size_gen),
+	KUNIT_CASE(test_span_rw),
+	KUNIT_CASE(test_handle_uniqueness),
+	KUNIT_CASE(test_free_reuse),
+	KUNIT_CASE(test_invalid_sizes),
+	KUNIT_CASE(test_stats_many_classes),
+	KUNIT_CASE(test_alloc_enomem),
+	{}
+};
+
+static struct kunit_suite alloc_suite = {
+	.name = "zsmalloc_mod_alloc",
+	.suite_init = alloc_suite_init,
+	.suite_exit = alloc_suite_exit,
+	.test_cases = alloc_cases,
+};
+
+/* ====================================================================== */
+/* Suite zsmalloc_mod_migration                                            */
+
+#ifdef CONFIG_CONTIG_ALLOC
+/*
+ * Migrate the page at @pfn through the kernel's migration core: take
+ * [pfn, pfn + 1) with alloc_contig_range(), which isolates the page through
+ * our movable_operations and migrates it, then give the range back.
+ * Retries transient -EBUSY.
+ */
+static int migrate_pfn(unsigned long pfn)
+{
+	int ret = -EBUSY, tries;
+
+	for (tries = 0; tries < 10; tries++) {
+		ret = alloc_contig_range(pfn, pfn + 1, MIGRATE_MOVABLE, GFP_KERNEL);
+		if (!ret) {
+			free_contig_range(pfn, 1);
+			return 0;
+		}
+		if (ret != -EBUSY)
+			break;
+		msleep(20);
+	}
+	return ret;
+}
+#define NEED_CONTIG(test) do { } while (0)
+#else
+static int migrate_pfn(unsigned long pfn)
+{
+	return -EOPNOTSUPP;
+}
+#define NEED_CONTIG(test) \
+	kunit_skip(test, "kernel without CONFIG_CONTIG_ALLOC (set CONFIG_CMA)")
+#endif
+
+static bool pfn_in(unsigned long pfn, const unsigned long *set, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (set[i] == pfn)
+			return true;
+	return false;
+}
+
+#ifdef ZSMOD_HAVE_DROPBEHIND
+#define BAD_PAGE_FLAGS	(BIT(PG_reclaim) | BIT(PG_dropbehind))
+#else
+#define BAD_PAGE_FLAGS	BIT(PG_reclaim)
+#endif
+
+/*
+ * Every page of every live object's zspage: movable, and no PG_reclaim
+ * (PG_isolated shares its bit: left set after a migration it would mean an
+ * isolation that was never undone) nor PG_dropbehind. Returns pages seen.
+ */
+static unsigned int expect_page_flags(struct tpool *tp, const char *when)
+{
+	struct kunit *test = tp->test;
+	unsigned long pfns[MAX_PFNS];
+	unsigned int i, seen = 0;
+	int np, k;
+
+	for (i = 0; i < tp->n; i++) {
+		if (!tp->h[i])
+			continue;
+		np = zspage_pfns(tp, i, pfns);
+		KUNIT_EXPECT_GT(test, np, 0);
+		for (k = 0; k < np; k++) {
+			struct page *page = pfn_to_page(pfns[k]);
+			unsigned long flags = READ_ONCE(page->flags);
+
+			KUNIT_EXPECT_EQ_MSG(test, flags & BAD_PAGE_FLAGS, 0UL,
+				"%s: pfn %#lx flags %pGp", when, pfns[k], &flags);
+			KUNIT_EXPECT_TRUE_MSG(test, __PageMovable(page),
+				"%s: pfn %#lx is not a movable_ops page", when, pfns[k]);
+			seen++;
+		}
+	}
+	return seen;
+}
+
+/*
+ * Migrate whole zspages of three geometries (one page, several pages with
+ * straddling objects, huge) and check contents, new locations and stats.
+ */
+static void test_migrate_pages(struct kunit *test)
+{
+	struct tpool *tp;
+	const struct tclass *cls[3];
+	unsigned long old[3][MAX_PFNS], *oldpfn;
+	struct zsmod_pool_stats st0, st1;
+	unsigned int i, k, first[3], migrated = 0, moved_objs = 0;
+	unsigned long zsp;
+	int np[3], j, ret;
+
+	NEED_CONTIG(test);
+	tp = tpool_create(test, 4096);
+	cls[0] = pick_class(tp, 1, false);
+	cls[1] = pick_class(tp, 2, true);
+	cls[2] = huge_class(tp);
+	KUNIT_ASSERT_NOT_NULL(test, cls[0]);
+	KUNIT_ASSERT_NOT_NULL(test, cls[1]);
+	KUNIT_ASSERT_NOT_NULL(test, cls[2]);
+	for (k = 0; k < 3; k++) {
+		first[k] = tp->n;
+		cls[k] = fill_zspages(tp, len_for_class(cls[k]), MOVABLE_GFP, 2);
+	}
+	expect_page_flags(tp, "after allocation");
+
+	oldpfn = kunit_kcalloc(test, tp->n, sizeof(*oldpfn), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, oldpfn);
+	for (i = 0; i < tp->n; i++) {
+		oldpfn[i] = obj_pfn(tp, i);
+		KUNIT_ASSERT_NE(test, oldpfn[i], 0UL);
+	}
+	zsmod_pool_stats(tp->pool, &st0);
+	zsp = nr_zspages();
+
+	/* the zspage of the first object of each class, every page of it */
+	for (k = 0; k < 3; k++) {
+		np[k] = zspage_pfns(tp, first[k], old[k]);
+		KUNIT_ASSERT_EQ(test, np[k], (int)cls[k]->ppz);
+		for (j = 0; j < np[k]; j++) {
+			ret = migrate_pfn(old[k][j]);
+			KUNIT_EXPECT_EQ_MSG(test, ret, 0,
+				"alloc_contig_range(%#lx) (class %u page %d)",
+				old[k][j], cls[k]->size, j);
+			if (!ret)
+				migrated++;
+		}
+	}
+
+	KUNIT_EXPECT_EQ(test, tpool_check_all(tp), 0U);
+	for (k = 0; k < 3; k++) {
+		unsigned long now[MAX_PFNS];
+		int n = zspage_pfns(tp, first[k], now);
+
+		KUNIT_EXPECT_EQ(test, n, np[k]);
+		for (j = 0; j < n; j++)
+			KUNIT_EXPECT_FALSE_MSG(test, pfn_in(now[j], old[k], np[k]),
+				"class %u: page %d still at a pfn it was migrated from",
+				cls[k]->size, j);
+	}
+	for (i = 0; i < tp->n; i++) {
+		bool was_victim = false;
+
+		for (k = 0; k < 3; k++)
+			was_victim |= pfn_in(oldpfn[i], old[k], np[k]);
+		if (!was_victim) {
+			KUNIT_EXPECT_EQ_MSG(test, obj_pfn(tp, i), oldpfn[i],
+					    "object %u moved without being migrated", i);
+			continue;
+		}
+		moved_objs++;
+		KUNIT_EXPECT_NE_MSG(test, obj_pfn(tp, i), oldpfn[i],
+				    "object %u: handle still resolves to the old pfn", i);
+	}
+	KUNIT_EXPECT_GT(test, moved_objs, 0U);
+
+	zsmod_pool_stats(tp->pool, &st1);
+	KUNIT_EXPECT_EQ(test, st1.pages_used, st0.pages_used);
+	KUNIT_EXPECT_EQ(test, st1.objs_used, st0.objs_used);
+	KUNIT_EXPECT_EQ(test, st1.objs_allocated, st0.objs_allocated);
+	KUNIT_EXPECT_EQ(test, st1.pages_migrated - st0.pages_migrated, (unsigned long)migrated);
+	KUNIT_EXPECT_EQ(test, nr_zspages(), zsp);
+	expect_page_flags(tp, "after migration");
+	expect_consistent(tp);
+	free_destroy_check(tp);
+}
+
+/*
+ * Aborted migration: the migration target cannot be allocated (every page
+ * allocation of this task fails while alloc_contig_range() runs), so the
+ * core isolates our page, fails, and puts it back. The zspage must stay
+ * where it was and fully usable, and migrate later for real.
+ */
+static void test_migrate_abort(struct kunit *test)
+{
+	struct tpool *tp;
+	const struct tclass *c;
+	unsigned long pfns[MAX_PFNS], now[MAX_PFNS], *oldpfn;
+	struct zsmod_pool_stats st0, st1;
+	unsigned int i, freed = 0;
+	int np, n, ret, idx;
+
+	NEED_CONTIG(test);
+	NEED_FI(test);
+	fi_setup(test);
+	tp = tpool_create(test, 1024);
+	c = pick_class(tp, 2, true);
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	c = fill_zspages(tp, len_for_class(c), MOVABLE_GFP, 2);
+	oldpfn = kunit_kcalloc(test, tp->n, sizeof(*oldpfn), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, oldpfn);
+	for (i = 0; i < tp->n; i++)
+		oldpfn[i] = obj_pfn(tp, i);
+	np = zspage_pfns(tp, 0, pfns);
+	KUNIT_ASSERT_GE(test, np, 2);
+	zsmod_pool_stats(tp->pool, &st0);
+
+	fi_set(test, K_PROB, "100");
+	set_make_it_fail(1);
+	ret = alloc_contig_range(pfns[1], pfns[1] + 1, MIGRATE_MOVABLE,
+				 GFP_KERNEL | __GFP_NOWARN);
+	set_make_it_fail(0);
+	fi_set(test, K_PROB, "0");
+	if (!ret)
+		free_contig_range(pfns[1], 1);
+	KUNIT_EXPECT_NE_MSG(test, ret, 0, "migration went through despite failing allocations");
+
+	zsmod_pool_stats(tp->pool, &st1);
+	KUNIT_EXPECT_GE_MSG(test, st1.migrate_aborted - st0.migrate_aborted, 1UL,
+			    "no isolate+putback seen (alloc_contig_range: %d)", ret);
+	KUNIT_EXPECT_EQ(test, st1.pages_migrated, st0.pages_migrated);
+	KUNIT_EXPECT_EQ(test, st1.pages_used, st0.pages_used);
+	n = zspage_pfns(tp, 0, now);
+	KUNIT_ASSERT_EQ(test, n, np);
+	KUNIT_EXPECT_EQ(test, now[1], pfns[1]);
+	for (i = 0; i < tp->n; i++)
+		KUNIT_EXPECT_EQ(test, obj_pfn(tp, i), oldpfn[i]);
+	KUNIT_EXPECT_EQ(test, tpool_check_all(tp), 0U);
+	expect_page_flags(tp, "after aborted migration");
+
+	/* fully usable: free two objects of that zspage, allocate two back
+	 * (they must go to the only free slots), rewrite one in place */
+	for (i = 0; i < tp->n && freed < 2; i++) {
+		if (pfn_in(oldpfn[i], pfns, np)) {
+			tpool_free(tp, i);
+			freed++;
+		}
+	}
+	for (i = 0; i < 2; i++) {
+		idx = tpool_alloc(tp, len_for_class(c), MOVABLE_GFP);
+		KUNIT_ASSERT_GE(test, idx, 0);
+		KUNIT_EXPECT_TRUE_MSG(test, pfn_in(obj_pfn(tp, idx), pfns, np),
+				      "new object not placed in the put-back zspage");
+	}
+	zsmod_pool_stats(tp->pool, &st1);
+	KUNIT_EXPECT_EQ(test, st1.pages_used, st0.pages_used);
+	KUNIT_EXPECT_EQ(test, tpool_write(tp, 0, ZSMOD_MM_RW), 0);
+	KUNIT_EXPECT_EQ(test, tpool_check_all(tp), 0U);
+
+	/* and it still migrates */
+	KUNIT_EXPECT_EQ(test, migrate_pfn(pfns[1]), 0);
+	n = zspage_pfns(tp, 0, now);
+	KUNIT_ASSERT_EQ(test, n, np);
+	KUNIT_EXPECT_NE(test, now[1], pfns[1]);
+	zsmod_pool_stats(tp->pool, &st1);
+	KUNIT_EXPECT_EQ(test, st1.pages_migrated - st0.pages_migrated, 1UL);
+	KUNIT_EXPECT_EQ(test, tpool_check_all(tp), 0U);
+	expect_page_flags(tp, "after migration");
+	expect_consistent(tp);
+	free_destroy_check(tp);
+}
+
+/* Free every other object, compact: pages drop as expected, data survives. */
+static void test_compaction(struct kunit *test)
+{
+	const unsigned int nz = 8;
+	struct tpool *tp = tpool_create(test, 4096);
+	const struct tclass *c = pick_class(tp, 2, true);
+	struct zsmod_pool_stats st0, st1;
+	struct zsmod_class_info info;
+	unsigned long freed, live, bound;
+	unsigned int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	c = fill_zspages(tp, len_for_class(c), MOVABLE_GFP, nz);
+	for (i = 0; i < tp->n; i += 2)
+		tpool_free(tp, i);
+	live = tp->n / 2;
+	zsmod_pool_stats(tp->pool, &st0);
+	KUNIT_EXPECT_EQ(test, st0.pages_used, (unsigned long)nz * c->ppz);
+
+	freed = zsmod_compact(tp->pool);
+	zsmod_pool_stats(tp->pool, &st1);
+	KUNIT_ASSERT_EQ(test, 0, zsmod_class_info(tp->pool, c->arg, &info));
+	/* the objects fit in ceil(live / opz) zspages; allow one partial extra */
+	bound = (DIV_ROUND_UP(live, c->opz) + 1) * c->ppz;
+	KUNIT_EXPECT_LE_MSG(test, st1.pages_used, bound,
+			    "%lu live objects of %u per zspage still use %lu pages",
+			    live, c->opz, st1.pages_used);
+	KUNIT_EXPECT_GT(test, freed, 0UL);
+	KUNIT_EXPECT_EQ(test, freed, st0.pages_used - st1.pages_used);
+	KUNIT_EXPECT_EQ(test, st1.pages_compacted - st0.pages_compacted, freed);
+	KUNIT_EXPECT_GE(test, st1.compactions - st0.compactions, 1UL);
+	KUNIT_EXPECT_EQ(test, info.objs_used, live);
+	KUNIT_EXPECT_EQ(test, tpool_check_all(tp), 0U);
+	expect_page_flags(tp, "after compaction");
+	expect_consistent(tp);
+
+	/* nothing left to gain */
+	KUNIT_EXPECT_EQ(test, zsmod_compact(tp->pool), 0UL);
+	free_destroy_check(tp);
+}
+
+/* Readers mapping and checking objects while the pool is churned. */
+struct race {
+	struct tpool *tp;
+	atomic_long_t reads, errors;
+	unsigned int step;	/* readers read indices that are multiples */
+};
+
+static int reader_fn(void *arg)
+{
+	struct race *r = arg;
+	struct tpool *tp = r->tp;
+	unsigned int live = DIV_ROUND_UP(tp->n, r->step), i;
+
+	while (!kthread_should_stop()) {
+		i = get_random_u32_below(live) * r->step;
+		if (tpool_check(tp, i) != -1)
+			atomic_long_inc(&r->errors);
+		atomic_long_inc(&r->reads);
+		cond_resched();
+	}
+	return 0;
+}
+
+static struct task_struct *readers[2];
+
+static void stop_readers(void *unused)
+{
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(readers); i++) {
+		if (readers[i])
+			kthread_stop(readers[i]);
+		readers[i] = NULL;
+	}
+}
+
+static void test_readers_vs_migration(struct kunit *test)
+{
+	struct tpool *tp;
+	const struct tclass *c1, *c2, *ch;
+	struct race *r;
+	struct zsmod_pool_stats st0, st1;
+	unsigned long pfns[MAX_PFNS], compacted = 0;
+	unsigned int i, round, migrated = 0, tried = 0;
+	int debug_locks_before = debug_locks, np, j;
+
+	NEED_CONTIG(test);
+	tp = tpool_create(test, 4096);
+	c1 = pick_class(tp, 1, false);
+	c2 = pick_class(tp, 2, true);
+	ch = huge_class(tp);
+	KUNIT_ASSERT_NOT_NULL(test, c1);
+	KUNIT_ASSERT_NOT_NULL(test, c2);
+	KUNIT_ASSERT_NOT_NULL(test, ch);
+	/* interleave the classes so that every zspage keeps readable objects */
+	for (i = 0; i < 600; i++) {
+		const struct tclass *c = i % 3 == 0 ? c1 : i % 3 == 1 ? c2 : ch;
+
+		KUNIT_ASSERT_GE(test, tpool_alloc(tp, len_for_class(c), MOVABLE_GFP), 0);
+	}
+	r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	r->tp = tp;
+	r->step = 2;
+	KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test, stop_readers, NULL));
+	for (i = 0; i < ARRAY_SIZE(readers); i++) {
+		readers[i] = kthread_run(reader_fn, r, "zsmod-reader/%u", i);
+		if (IS_ERR(readers[i])) {
+			readers[i] = NULL;
+			KUNIT_FAIL(test, "kthread_run failed");
+		}
+	}
+
+	zsmod_pool_stats(tp->pool, &st0);
+	/* no assertions until the readers are stopped */
+	for (i = 1; i < tp->n; i += 2)
+		tpool_free(tp, i);	/* odd ones: never read */
+	for (round = 0; round < 12; round++) {
+		unsigned int pick = get_random_u32_below(tp->n / 2) * 2;
+
+		np = zspage_pfns(tp, pick, pfns);
+		for (j = 0; j < np; j++) {
+			tried++;
+			if (!migrate_pfn(pfns[j]))
+				migrated++;
+		}
+		compacted += zsmod_compact(tp->pool);
+		cond_resched();
+	}
+	msleep(50);
+	stop_readers(NULL);
+
+	zsmod_pool_stats(tp->pool, &st1);
+	kunit_info(test, "%ld reads, %u/%u pages migrated (%lu by the pool's count), %lu pages compacted\n",
+		   atomic_long_read(&r->reads), migrated, tried,
+		   st1.pages_migrated - st0.pages_migrated, compacted);
+	KUNIT_EXPECT_GT(test, st1.pages_migrated - st0.pages_migrated, 0UL);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&r->errors), 0L);
+	KUNIT_EXPECT_GT(test, atomic_long_read(&r->reads), 0L);
+	KUNIT_EXPECT_GT(test, migrated, 0U);
+	KUNIT_EXPECT_EQ(test, migrated, tried);
+	KUNIT_EXPECT_GT(test, compacted, 0UL);
+	KUNIT_EXPECT_EQ_MSG(test, debug_locks_before, 1, "lockdep was already off");
+	KUNIT_EXPECT_EQ_MSG(test, debug_locks, 1, "lockdep reported a problem");
+	KUNIT_EXPECT_EQ(test, tpool_check_all(tp), 0U);
+	expect_page_flags(tp, "after migration and compaction");
+	expect_consistent(tp);
+	free_destroy_check(tp);
+}
+
+static struct kunit_case migration_cases[] = {
+	KUNIT_CASE(test_migrate_pages),
+	KUNIT_CASE(test_migrate_abort),
+	KUNIT_CASE(test_compaction),
+	KUNIT_CASE_SLOW(test_readers_vs_migration),
+	{}
+};
+
+static struct kunit_suite migration_suite = {
+	.name = "zsmalloc_mod_migration",
+	.test_cases = migration_cases,
+};
+
+/* ====================================================================== */
+/* Suite zsmalloc_mod_dropbehind                                           */
+
+#ifdef ZSMOD_HAVE_DROPBEHIND
+#define NEED_DROPBEHIND(test) do { } while (0)
+#else
+#define NEED_DROPBEHIND(test) \
+	kunit_skip(test, "kernel has no PG_dropbehind (Linux >= 6.14 or kunit/patches/0001)")
+#endif
+
+static void put_folio(void *f)
+{
+	folio_put(f);
+}
+
+static __maybe_unused struct folio *test_folio(struct kunit *test, unsigned int order)
+{
+	struct folio *folio = folio_alloc(GFP_KERNEL, order);
+
+	KUNIT_ASSERT_NOT_NULL(test, folio);
+	KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test, put_folio, folio));
+	return folio;
+}
+
+#ifdef ZSMOD_HAVE_DROPBEHIND
+static void dropbehind_ops(struct kunit *test, struct folio *folio)
+{
+	unsigned long before = READ_ONCE(folio->flags), after;
+
+	KUNIT_EXPECT_FALSE(test, folio_test_dropbehind(folio));
+	folio_set_dropbehind(folio);
+	KUNIT_EXPECT_TRUE(test, folio_test_dropbehind(folio));
+	after = READ_ONCE(folio->flags);
+	/* exactly one bit changed, and it is neither reclaim nor unevictable */
+	KUNIT_EXPECT_EQ(test, after ^ before, BIT(PG_dropbehind));
+	KUNIT_EXPECT_FALSE(test, folio_test_reclaim(folio));
+	KUNIT_EXPECT_FALSE(test, folio_test_unevictable(folio));
+	KUNIT_EXPECT_FALSE(test, folio_test_mlocked(folio));
+
+	KUNIT_EXPECT_TRUE(test, folio_test_clear_dropbehind(folio));
+	KUNIT_EXPECT_FALSE(test, folio_test_dropbehind(folio));
+	KUNIT_EXPECT_FALSE(test, folio_test_clear_dropbehind(folio));
+	KUNIT_EXPECT_EQ(test, READ_ONCE(folio->flags), before);
+
+	__folio_set_dropbehind(folio);
+	KUNIT_EXPECT_TRUE(test, folio_test_dropbehind(folio));
+	folio_clear_dropbehind(folio);
+	KUNIT_EXPECT_FALSE(test, folio_test_dropbehind(folio));
+	KUNIT_EXPECT_EQ(test, READ_ONCE(folio->flags), before);
+}
+#endif
+
+/* set/test/clear/test_clear/__set on an order-0 and a large folio */
+static void test_dropbehind_folio_ops(struct kunit *test)
+{
+	NEED_DROPBEHIND(test);
+#ifdef ZSMOD_HAVE_DROPBEHIND
+	{
+		struct folio *small = test_folio(test, 0);
+		struct folio *large = test_folio(test, 2);
+		struct page *tail = folio_page(large, 1);
+
+		KUNIT_ASSERT_TRUE(test, folio_test_large(large));
+		dropbehind_ops(test, small);
+		dropbehind_ops(test, large);
+		/* FOLIO_HEAD_PAGE: the bit lives in the head page only */
+		folio_set_dropbehind(large);
+		KUNIT_EXPECT_TRUE(test, test_bit(PG_dropbehind, &large->page.flags));
+		KUNIT_EXPECT_FALSE(test, test_bit(PG_dropbehind, &tail->flags));
+		KUNIT_EXPECT_TRUE(test, folio_test_dropbehind(page_folio(tail)));
+		folio_clear_dropbehind(large);
+		KUNIT_EXPECT_FALSE(test, test_bit(PG_dropbehind, &large->page.flags));
+	}
+#endif
+}
+
+/* %pGp names the flag (the page-flag name table knows it) */
+static void test_dropbehind_pgflags_name(struct kunit *test)
+{
+	NEED_DROPBEHIND(test);
+#ifdef ZSMOD_HAVE_DROPBEHIND
+	{
+		struct folio *folio = test_folio(test, 0);
+		unsigned long flags;
+		char buf[256];
+
+		flags = BIT(PG_dropbehind);
+		snprintf(buf, sizeof(buf), "%pGp", &flags);
+		KUNIT_EXPECT_STREQ(test, buf, "dropbehind");
+		flags = BIT(PG_unevictable) | BIT(PG_dropbehind);
+		snprintf(buf, sizeof(buf), "%pGp", &flags);
+		KUNIT_EXPECT_STREQ(test, buf, "unevictable|dropbehind");
+#ifdef CONFIG_MMU
+		/* the flags after it still print under their own names */
+		flags = BIT(PG_mlocked);
+		snprintf(buf, sizeof(buf), "%pGp", &flags);
+		KUNIT_EXPECT_STREQ(test, buf, "mlocked");
+#endif
+		folio_set_dropbehind(folio);
+		flags = READ_ONCE(folio->flags);
+		snprintf(buf, sizeof(buf), "%pGp", &flags);
+		KUNIT_EXPECT_NOT_NULL_MSG(test, strstr(buf, "dropbehind"), "%s", buf);
+		folio_clear_dropbehind(folio);
+		flags = READ_ONCE(folio->flags);
+		snprintf(buf, sizeof(buf), "%pGp", &flags);
+		KUNIT_EXPECT_NULL_MSG(test, strstr(buf, "dropbehind"), "%s", buf);
+	}
+#endif
+}
+
+/* Our pages never carry PG_dropbehind/PG_reclaim: after allocation,
+ * migration, object frees and compaction. */
+static void test_dropbehind_zspages(struct kunit *test)
+{
+	struct tpool *tp;
+	const struct tclass *c1, *c2, *ch;
+	unsigned long pfns[MAX_PFNS];
+	unsigned int i;
+	int np, j;
+
+	NEED_DROPBEHIND(test);
+	tp = tpool_create(test, 2048);
+	c1 = pick_class(tp, 1, false);
+	c2 = pick_class(tp, 2, true);
+	ch = huge_class(tp);
+	KUNIT_ASSERT_NOT_NULL(test, c1);
+	KUNIT_ASSERT_NOT_NULL(test, c2);
+	KUNIT_ASSERT_NOT_NULL(test, ch);
+	fill_zspages(tp, len_for_class(c1), MOVABLE_GFP, 2);
+	fill_zspages(tp, len_for_class(c2), MOVABLE_GFP, 2);
+	fill_zspages(tp, len_for_class(ch), MOVABLE_GFP, 4);
+	fill_zspages(tp, len_for_class(c2), GFP_KERNEL, 1);
+	KUNIT_EXPECT_GT(test, expect_page_flags(tp, "after allocation"), 0U);
+
+#ifdef CONFIG_CONTIG_ALLOC
+	np = zspage_pfns(tp, 0, pfns);
+	for (j = 0; j < np; j++)
+		KUNIT_EXPECT_EQ(test, migrate_pfn(pfns[j]), 0);
+	np = zspage_pfns(tp, tp->n - 1, pfns);
+	for (j = 0; j < np; j++)
+		KUNIT_EXPECT_EQ(test, migrate_pfn(pfns[j]), 0);
+	expect_page_flags(tp, "after migration");
+#endif
+	for (i = 0; i < tp->n; i += 2)
+		tpool_free(tp, i);
+	expect_page_flags(tp, "after freeing objects");
+	zsmod_compact(tp->pool);
+	expect_page_flags(tp, "after compaction");
+	KUNIT_EXPECT_EQ(test, tpool_check_all(tp), 0U);
+	free_destroy_check(tp);
+}
+
+static struct kunit_case dropbehind_cases[] = {
+	KUNIT_CASE(test_dropbehind_folio_ops),
+	KUNIT_CASE(test_dropbehind_pgflags_name),
+	KUNIT_CASE(test_dropbehind_zspages),
+	{}
+};
+
+static struct kunit_suite dropbehind_suite = {
+	.name = "zsmalloc_mod_dropbehind",
+	.test_cases = dropbehind_cases,
+};
+
+/* ====================================================================== */
+/* Suite zsmalloc_mod_zpool                                                */
+
+#ifdef ZPOOL_API_EXPORTED_FOR_TESTS
+#define NEED_ZPOOL(test) do { } while (0)
+
+struct zp {
+	struct zpool *zpool;
+	unsigned long h[512];
+	unsigned int len[512];
+	u32 seed[512];
+	unsigned int n;
+};
+
+static void zp_release(void *arg)
+{
+	struct zp *z = arg;
+	unsigned int i;
+
+	if (!z->zpool)
+		return;
+	for (i = 0; i < z->n; i++)
+		if (z->h[i])
+			zpool_free(z->zpool, z->h[i]);
+	zpool_destroy_pool(z->zpool);
+	z->zpool = NULL;
+}
+
+static struct zp *zp_create(struct kunit *test)
+{
+	/* what zswap_pool_create() passes */
+	gfp_t gfp = __GFP_NORETRY | __GFP_NOWARN | __GFP_KSWAPD_RECLAIM;
+	struct zp *z = kunit_kzalloc(test, sizeof(*z), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, z);
+	z->zpool = zpool_create_pool("zsmalloc_mod", "kunit-zpool", gfp);
+	KUNIT_ASSERT_NOT_NULL_MSG(test, z->zpool,
+				  "zpool_create_pool(\"zsmalloc_mod\") failed: driver not registered?");
+	KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test, zp_release, z));
+	return z;
+}
+
+static long zp_check(struct zp *z, unsigned int i)
+{
+	const u8 *p = zpool_map_handle(z->zpool, z->h[i], ZPOOL_MM_RO);
+	long bad;
+
+	if (IS_ERR_OR_NULL(p))
+		return -2;
+	bad = pat_check(p, z->len[i], z->seed[i]);
+	zpool_unmap_handle(z->zpool, z->h[i]);
+	return bad;
+}
+#else
+#define NEED_ZPOOL(test) \
+	kunit_skip(test, "zpool API not exported (test kernel patch kunit/patches/0002)")
+#endif
+
+/* The driver is registered under its own name and zswap can find it. */
+static void test_zpool_driver(struct kunit *test)
+{
+	char type[] = "zsmalloc_mod";
+
+	NEED_ZPOOL(test);
+	KUNIT_EXPECT_TRUE(test, zpool_has_pool(type));
+#ifdef ZPOOL_API_EXPORTED_FOR_TESTS
+	{
+		struct zp *z = zp_create(test);
+
+		KUNIT_EXPECT_STREQ(test, zpool_get_type(z->zpool), "zsmalloc_mod");
+		/* zswap adds __GFP_HIGHMEM | __GFP_MOVABLE only if this is true */
+		KUNIT_EXPECT_TRUE(test, zpool_malloc_support_movable(z->zpool));
+		KUNIT_EXPECT_EQ(test, zpool_get_total_pages(z->zpool), 0ULL);
+		kunit_info(test, "can_sleep_mapped: %d\n", zpool_can_sleep_mapped(z->zpool));
+	}
+#endif
+}
+
+/*
+ * Store and load as zswap does: malloc with zswap's movable gfp, map
+ * write-only and copy in, unmap; later map read-only, compare, unmap; free.
+ * total_pages follows NR_ZSPAGES; everything comes back at the end.
+ */
+static void test_zpool_store_load(struct kunit *test)
+{
+	NEED_ZPOOL(test);
+#ifdef ZPOOL_API_EXPORTED_FOR_TESTS
+	{
+		unsigned long base = nr_zspages(), deadline, handle;
+		struct zp *z = zp_create(test);
+		unsigned int i, bad = 0;
+		u64 total;
+		u8 *p;
+		int ret;
+
+		for (i = 0; i < ARRAY_SIZE(z->h); i++) {
+			/* compressed-page-like sizes, up to a whole page */
+			z->len[i] = 1 + (i * 613) % PAGE_SIZE;
+			z->seed[i] = get_random_u32();
+			ret = zpool_malloc(z->zpool, z->len[i], ZSWAP_GFP, &z->h[i]);
+			KUNIT_ASSERT_EQ_MSG(test, ret, 0, "zpool_malloc(%u)", z->len[i]);
+			z->n = i + 1;
+			KUNIT_ASSERT_NE(test, z->h[i], 0UL);
+			p = zpool_map_handle(z->zpool, z->h[i], ZPOOL_MM_WO);
+			KUNIT_ASSERT_NOT_ERR_OR_NULL(test, p);
+			pat_fill(p, z->len[i], z->seed[i]);
+			zpool_unmap_handle(z->zpool, z->h[i]);
+		}
+		for (i = 0; i < z->n; i++)
+			bad += zp_check(z, i) != -1;
+		KUNIT_EXPECT_EQ(test, bad, 0U);
+
+		total = zpool_get_total_pages(z->zpool);
+		KUNIT_EXPECT_GT(test, total, 0ULL);
+		KUNIT_EXPECT_EQ(test, total, (u64)(nr_zspages() - base));
+
+		/* invalid sizes are refused and change nothing */
+		handle = 0;
+		KUNIT_EXPECT_EQ(test, zpool_malloc(z->zpool, 0, ZSWAP_GFP, &handle), -EINVAL);
+		KUNIT_EXPECT_EQ(test, zpool_malloc(z->zpool, PAGE_SIZE + 1, ZSWAP_GFP, &handle),
+				-EINVAL);
+		KUNIT_EXPECT_EQ(test, zpool_get_total_pages(z->zpool), total);
+
+		/* free half, the rest still reads back */
+		for (i = 0; i < z->n; i += 2) {
+			zpool_free(z->zpool, z->h[i]);
+			z->h[i] = 0;
+		}
+		for (i = 1, bad = 0; i < z->n; i += 2)
+			bad += zp_check(z, i) != -1;
+		KUNIT_EXPECT_EQ(test, bad, 0U);
+		KUNIT_EXPECT_LE(test, zpool_get_total_pages(z->zpool), total);
+		KUNIT_EXPECT_EQ(test, zpool_get_total_pages(z->zpool),
+				(u64)(nr_zspages() - base));
+
+		for (i = 1; i < z->n; i += 2) {
+			zpool_free(z->zpool, z->h[i]);
+			z->h[i] = 0;
+		}
+		deadline = jiffies + 2 * HZ;
+		while (zpool_get_total_pages(z->zpool) && time_before(jiffies, deadline))
+			msleep(10);
+		KUNIT_EXPECT_EQ(test, zpool_get_total_pages(z->zpool), 0ULL);
+		zpool_destroy_pool(z->zpool);
+		z->zpool = NULL;
+		KUNIT_EXPECT_EQ(test, nr_zspages(), base);
+	}
+#endif
+}
+
+/* Two zpools of our driver are independent. */
+static void test_zpool_two_pools(struct kunit *test)
+{
+	NEED_ZPOOL(test);
+#ifdef ZPOOL_API_EXPORTED_FOR_TESTS
+	{
+		struct zp *a = zp_create(test), *b = zp_create(test);
+		unsigned int i;
+
+		for (i = 0; i < 64; i++) {
+			a->len[i] = 2000;
+			a->seed[i] = get_random_u32();
+			KUNIT_ASSERT_EQ(test, 0, zpool_malloc(a->zpool, 2000, ZSWAP_GFP, &a->h[i]));
+			a->n = i + 1;
+			KUNIT_ASSERT_EQ(test, 0, zpool_malloc(b->zpool, 2000, ZSWAP_GFP, &b->h[i]));
+			b->len[i] = 2000;
+			b->seed[i] = ~a->seed[i];
+			b->n = i + 1;
+		}
+		for (i = 0; i < 64; i++) {
+			u8 *p = zpool_map_handle(a->zpool, a->h[i], ZPOOL_MM_WO);
+
+			KUNIT_ASSERT_NOT_ERR_OR_NULL(test, p);
+			pat_fill(p, a->len[i], a->seed[i]);
+			zpool_unmap_handle(a->zpool, a->h[i]);
+			p = zpool_map_handle(b->zpool, b->h[i], ZPOOL_MM_WO);
+			KUNIT_ASSERT_NOT_ERR_OR_NULL(test, p);
+			pat_fill(p, b->len[i], b->seed[i]);
+			zpool_unmap_handle(b->zpool, b->h[i]);
+		}
+		KUNIT_EXPECT_GT(test, zpool_get_total_pages(b->zpool), 0ULL);
+		zp_release(b);
+		for (i = 0; i < 64; i++)
+			KUNIT_EXPECT_EQ(test, zp_check(a, i), -1L);
+		KUNIT_EXPECT_GT(test, zpool_get_total_pages(a->zpool), 0ULL);
+	}
+#endif
+}
+
+static struct kunit_case zpool_cases[] = {
+	KUNIT_CASE(test_zpool_driver),
+	KUNIT_CASE(test_zpool_store_load),
+	KUNIT_CASE(test_zpool_two_pools),
+	{}
+};
+
+static struct kunit_suite zpool_suite = {
+	.name = "zsmalloc_mod_zpool",
+	.test_cases = zpool_cases,
+};
+
+kunit_test_suites(&alloc_suite, &migration_suite, &dropbehind_suite, &zpool_suite);
+
+MODULE_DESCRIPTION("KUnit tests for zsmalloc_mod");
+MODULE_LICENSE("GPL");
