@@ -98,8 +98,9 @@ if [ -n "$disk" ]; then
 	qemu+=(-drive "file=$work/disk.raw,format=raw,if=virtio,cache=unsafe")
 	append="$append zsmod_disk=vda"
 fi
-# panic=-1: a panic reboots at once, which ends qemu instead of the timeout.
-qemu+=(-append "console=ttyS0 panic=-1 loglevel=6 $append")
+# oops=panic, panic=-1: an oops reboots at once, which ends qemu (-no-reboot)
+# instead of leaving the guest hung until the timeout. Warnings do not stop it.
+qemu+=(-append "console=ttyS0 oops=panic panic=-1 loglevel=6 $append")
 
 echo "run-guest: booting $kver ($(basename "$kernel")), log $log" >&2
 start=$(date +%s)

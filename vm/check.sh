@@ -1,0 +1,88 @@
+#!/bin/bash
+# make check: every test suite, from a fresh machine.
+#   1. packages (vm/deps.sh)
+#   2. modules against the stock Debian 6.12 headers with W=1: any warning fails
+#   3. selftests (static binaries)
+#   4. stock 6.12 guest: all selftests (vm/check-guest.sh) under vm/run-guest.sh
+#   5. ./kunit/run.sh when it exists (KUnit test kernel; its status counts)
+# then a summary. Logs: out/check/.
+#
+# usage: vm/check.sh [--only test1,test2] [--no-kunit]
+set -uo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+out=$top/out/check
+mkdir -p "$out"
+
+only= kunit=1
+while [ $# -gt 0 ]; do
+	case $1 in
+	--only) only=$2; shift ;;
+	--no-kunit) kunit= ;;
+	*) echo "usage: $0 [--only test1,test2] [--no-kunit]" >&2; exit 2 ;;
+	esac
+	shift
+done
+
+summary=() failed=0
+stage() {	# stage NAME COMMAND...: run, time, record
+	local name=$1 t0=$SECONDS rc
+	shift
+	echo "=== $name"
+	"$@"
+	rc=$?
+	summary+=("$(printf '%-28s %-5s %4ds' "$name" "$([ $rc = 0 ] && echo PASS || echo FAIL)" \
+		$((SECONDS - t0)))")
+	[ $rc = 0 ] || failed=1
+	return $rc
+}
+finish() {
+	echo
+	echo "=== summary (logs in $out)"
+	printf '%s\n' "${summary[@]}"
+	echo "total $((SECONDS / 60))m$((SECONDS % 60))s: $([ $failed = 0 ] && echo PASS || echo FAIL)"
+	exit $failed
+}
+
+deps() { abi=$(./vm/deps.sh) && echo "kernel ABI $abi"; }
+stage deps deps || finish
+kdir=/usr/src/linux-headers-$abi
+
+# W=1 makes the compiler strict; Kbuild does not fail on warnings itself.
+build() {
+	make -s KDIR="$kdir" clean >/dev/null 2>&1
+	make KDIR="$kdir" W=1 modules >"$out/build.log" 2>&1
+	local rc=$?
+	if [ $rc != 0 ] || grep -qiE 'warning:|error:' "$out/build.log"; then
+		grep -iE -B2 -A3 'warning:|error:' "$out/build.log" | head -60
+		echo "build: failed, see $out/build.log"
+		return 1
+	fi
+	ls -l ./*.ko bench/*.ko 2>/dev/null
+}
+stage "build (W=1, $abi)" build || finish
+
+stage selftests-build make -s -C selftests || finish
+
+guest() {
+	local files=() t
+	for t in selftests/bin/*; do
+		files+=(--files "$t:/root/selftests/$(basename "$t")")
+	done
+	./vm/run-guest.sh --kernel "/boot/vmlinuz-$abi" --init-script vm/check-guest.sh \
+		--modprobe virtio_blk --disk 1G --mem 1G --smp 2 --timeout 1200 \
+		--ko zsmalloc_mod.ko "${files[@]}" \
+		--files selftests/run_tests.sh:/root/selftests/run_tests.sh \
+		${only:+--append "zsmod_tests=${only//,/+}"} \
+		--log "$out/stock-guest.log"
+	local rc=$?
+	# The per-test lines, for the summary.
+	tr -d '\r' <"$out/stock-guest.tap" | grep -E '^(not )?ok ' | sed 's/^/    /'
+	return $rc
+}
+stage "stock 6.12 guest selftests" guest
+
+if [ -n "$kunit" ] && [ -x kunit/run.sh ]; then
+	stage "kunit (kunit/run.sh)" ./kunit/run.sh
+fi
+finish
