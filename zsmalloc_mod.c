@@ -269,13 +269,22 @@ static unsigned long obj_page_offset(struct size_class *class, unsigned int idx)
 	return offset_in_page((unsigned long)idx * class->size);
 }
 
+/*
+ * The page after @zpdesc in @zspage's chain, or NULL. A huge zspage has
+ * one page, whose next field holds the handle instead.
+ */
+static struct zpdesc *zspage_next(struct zspage *zspage, struct zpdesc *zpdesc)
+{
+	return zspage->huge ? NULL : zpdesc->next;
+}
+
 /* Page @n (0-based) of a zspage's chain. */
 static struct zpdesc *zspage_nth_zpdesc(struct zspage *zspage, unsigned int n)
 {
 	struct zpdesc *zpdesc = zspage->first_zpdesc;
 
 	while (n--)
-		zpdesc = zpdesc->next;
+		zpdesc = zspage_next(zspage, zpdesc);
 	return zpdesc;
 }
 
@@ -287,7 +296,7 @@ static unsigned int zspage_zpdesc_pos(struct zspage *zspage,
 	unsigned int n = 0;
 
 	while (cur && cur != zpdesc) {
-		cur = cur->next;
+		cur = zspage_next(zspage, cur);
 		n++;
 	}
 	return n;
@@ -530,7 +539,7 @@ static void zspage_init_free_list(struct size_class *class,
 	struct zpdesc *zpdesc = zspage->first_zpdesc;
 	unsigned int pos = 0;
 
-	for (; zpdesc; zpdesc = zpdesc->next, pos++) {
+	for (; zpdesc; zpdesc = zspage_next(zspage, zpdesc), pos++) {
 		unsigned int idx, first, end;
 		void *vaddr;
 
@@ -598,7 +607,8 @@ static void zspage_set_movable(struct zspage *zspage)
 #ifdef CONFIG_COMPACTION
 	struct zpdesc *zpdesc;
 
-	for (zpdesc = zspage->first_zpdesc; zpdesc; zpdesc = zpdesc->next) {
+	for (zpdesc = zspage->first_zpdesc; zpdesc;
+	     zpdesc = zspage_next(zspage, zpdesc)) {
 		/*
 		 * Nobody else can know this page yet. Should a pfn walker
 		 * hold its lock for a moment, the page just stays unmovable.
@@ -615,7 +625,8 @@ static bool trylock_zspage(struct zspage *zspage)
 {
 	struct zpdesc *zpdesc, *locked;
 
-	for (zpdesc = zspage->first_zpdesc; zpdesc; zpdesc = zpdesc->next) {
+	for (zpdesc = zspage->first_zpdesc; zpdesc;
+	     zpdesc = zspage_next(zspage, zpdesc)) {
 		if (!zpdesc_trylock(zpdesc))
 			goto unwind;
 	}
@@ -623,7 +634,7 @@ static bool trylock_zspage(struct zspage *zspage)
 
 unwind:
 	for (locked = zspage->first_zpdesc; locked != zpdesc;
-	     locked = locked->next)
+	     locked = zspage_next(zspage, locked))
 		zpdesc_unlock(locked);
 	return false;
 }
@@ -639,7 +650,7 @@ static void lock_zspage(struct zspage *zspage)
 
 	read_lock(&zspage->lock);
 	for (;;) {
-		next = cur ? cur->next : zspage->first_zpdesc;
+		next = cur ? zspage_next(zspage, cur) : zspage->first_zpdesc;
 		if (!next)
 			break;
 		if (zpdesc_trylock(next)) {
@@ -668,7 +679,7 @@ static void __free_zspage(struct zsmod_pool *pool, struct size_class *class,
 	VM_WARN_ON_ONCE(zspage->inuse);
 
 	do {
-		next = zpdesc->next;
+		next = zspage_next(zspage, zpdesc);
 		zpdesc_reset(zpdesc);
 		zpdesc_unlock(zpdesc);
 		zpdesc_dec_zone_page_state(zpdesc);
@@ -1070,7 +1081,8 @@ static void move_objects(struct zsmod_pool *pool, struct size_class *class,
 	lockdep_assert_held(&class->lock);
 	lockdep_assert_held_write(&src->lock);
 
-	for (pos = 0; zpdesc && src->inuse; zpdesc = zpdesc->next, pos++) {
+	for (pos = 0; zpdesc && src->inuse;
+	     zpdesc = zspage_next(src, zpdesc), pos++) {
 		void *vaddr = kmap_local_zpdesc(zpdesc);
 
 		objs_starting_in_page(class, pos, &first, &end);
@@ -1211,7 +1223,8 @@ static void zspage_replace_page(struct size_class *class,
 	struct zpdesc *zpdesc;
 	unsigned int i = 0;
 
-	for (zpdesc = zspage->first_zpdesc; zpdesc; zpdesc = zpdesc->next)
+	for (zpdesc = zspage->first_zpdesc; zpdesc;
+	     zpdesc = zspage_next(zspage, zpdesc))
 		zpdescs[i++] = zpdesc == old ? new : zpdesc;
 
 	zspage_link_pages(class, zspage, zpdescs);
@@ -1467,7 +1480,8 @@ int zsmod_handle_zspage_pfns(struct zsmod_pool *pool, unsigned long handle,
 		spin_unlock(&class->lock);
 		return -E2BIG;
 	}
-	for (zpdesc = zspage->first_zpdesc; zpdesc; zpdesc = zpdesc->next)
+	for (zpdesc = zspage->first_zpdesc; zpdesc;
+	     zpdesc = zspage_next(zspage, zpdesc))
 		pfns[n++] = zpdesc_pfn(zpdesc);
 	spin_unlock(&class->lock);
 	return n;
@@ -1732,7 +1746,8 @@ static unsigned long drain_class(struct zsmod_pool *pool,
 			struct zpdesc *zpdesc = zspage->first_zpdesc;
 			unsigned int pos, idx, first, end;
 
-			for (pos = 0; zpdesc; zpdesc = zpdesc->next, pos++) {
+			for (pos = 0; zpdesc;
+			     zpdesc = zspage_next(zspage, zpdesc), pos++) {
 				void *vaddr = kmap_local_zpdesc(zpdesc);
 
 				objs_starting_in_page(class, pos, &first, &end);
