@@ -122,6 +122,7 @@ struct tclass {
 	unsigned int size;
 	unsigned int ppz;	/* pages per zspage */
 	unsigned int opz;	/* objects per zspage */
+	unsigned int min, max;	/* zsmod_malloc() sizes the class serves */
 	bool huge;
 };
 
@@ -163,6 +164,7 @@ static int class_table(struct zsmod_pool *pool, struct tclass *tab)
 			.arg = i, .index = info.index, .size = info.size,
 			.ppz = info.pages_per_zspage,
 			.opz = info.objs_per_zspage, .huge = info.huge,
+			.min = info.min_size, .max = info.max_size,
 		};
 	}
 	sort(tab, n, sizeof(*tab), tclass_cmp, NULL);
@@ -422,16 +424,10 @@ static const struct tclass *pick_class(struct tpool *tp, unsigned int min_ppz,
 	return NULL;
 }
 
-/*
- * A request size that lands in class @c: with or without a per-object
- * header of up to 8 bytes (zsmalloc's handle), since neighbouring classes
- * are at least 16 bytes apart.
- */
+/* The largest request size class @c serves. */
 static size_t len_for_class(const struct tclass *c)
 {
-	if (c->huge)
-		return zsmod_max_alloc_size();
-	return c->size > 8 ? c->size - 8 : 1;
+	return c->max;
 }
 
 static const struct tclass *huge_class(struct tpool *tp)
@@ -684,22 +680,34 @@ static int alloc_suite_init(struct kunit_suite *suite)
 	size_params = kcalloc(MAX_SIZE_PARAMS, sizeof(*size_params), GFP_KERNEL);
 	tab = kcalloc(MAX_CLASSES, sizeof(*tab), GFP_KERNEL);
 	if (!size_params || !tab)
-		goto nomem;
+		goto fail;
 	pool = zsmod_create_pool("kunit-params");
 	if (IS_ERR_OR_NULL(pool))
-		goto nomem;
+		goto fail;
 	n = class_table(pool, tab);
 	huge = zsmod_huge_class_size(pool);
 	zsmod_destroy_pool(pool);
 	if (n <= 0) {
 		pr_err("zsmalloc_mod_kunit: no size classes (%d)\n", n);
-		goto nomem;
+		goto fail;
 	}
 
 	nr_size_params = 0;
 	for (i = 0; i < n; i++) {
-		add_size(i ? tab[i - 1].size + 1 : 1, max, "first of class %u", tab[i].index);
-		add_size(tab[i].size, max, "last of class %u", tab[i].index);
+		if (!tab[i].min || tab[i].min > tab[i].max ||
+		    (i && tab[i].min != tab[i - 1].max + 1)) {
+			pr_err("zsmalloc_mod_kunit: class %u serves sizes %u..%u after %u..%u\n",
+			       tab[i].index, tab[i].min, tab[i].max,
+			       i ? tab[i - 1].min : 0, i ? tab[i - 1].max : 0);
+			goto fail;
+		}
+		add_size(tab[i].min, max, "first of class %u", tab[i].index);
+		add_size(tab[i].max, max, "last of class %u", tab[i].index);
+	}
+	if (tab[0].min != 1 || tab[n - 1].max != max) {
+		pr_err("zsmalloc_mod_kunit: classes serve %u..%u, not 1..%zu\n",
+		       tab[0].min, tab[n - 1].max, max);
+		goto fail;
 	}
 	add_size(huge - 1, max, "below huge threshold%.0u", 0);
 	add_size(huge, max, "huge threshold%.0u", 0);
@@ -723,12 +731,12 @@ static int alloc_suite_init(struct kunit_suite *suite)
 	pr_info("zsmalloc_mod_kunit: %d classes, %u sizes, huge threshold %zu, max %zu\n",
 		n, nr_size_params, huge, max);
 	return 0;
-nomem:
+fail:
 	kfree(tab);
 	kfree(size_params);
 	size_params = NULL;
 	nr_size_params = 0;
-	return -ENOMEM;
+	return -EINVAL;
 }
 
 static void alloc_suite_exit(struct kunit_suite *suite)
@@ -771,6 +779,10 @@ static void test_alloc_size(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, p);
 	tp = tpool_create(test, 4096);
 	alloc_find_class(tp, p->size, GFP_KERNEL, &c);
+	KUNIT_EXPECT_GE_MSG(test, p->size, (size_t)c->min, "class %u serves %u..%u",
+			    c->index, c->min, c->max);
+	KUNIT_EXPECT_LE_MSG(test, p->size, (size_t)c->max, "class %u serves %u..%u",
+			    c->index, c->min, c->max);
 	KUNIT_ASSERT_GT(test, c->opz, 0U);
 	KUNIT_ASSERT_GT(test, c->ppz, 0U);
 	KUNIT_EXPECT_GE(test, (unsigned long)c->ppz * PAGE_SIZE,
