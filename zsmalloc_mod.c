@@ -666,17 +666,34 @@ static void lock_zspage(struct zspage *zspage)
 	read_unlock(&zspage->lock);
 }
 
-/*
- * Free an empty zspage whose pages are all locked by us. Its struct is
- * already off the fullness lists.
+/**
+ * zspage_detach() - account an empty zspage as gone
+ * @pool: its pool
+ * @class: its class, whose lock is held
+ * @zspage: the zspage, off the fullness lists, every page locked by us
+ *
+ * After this nobody can find the zspage; release_zspage() finishes the
+ * job and needs no lock.
  */
-static void __free_zspage(struct zsmod_pool *pool, struct size_class *class,
+static void zspage_detach(struct zsmod_pool *pool, struct size_class *class,
 			  struct zspage *zspage)
 {
-	struct zpdesc *zpdesc = zspage->first_zpdesc, *next;
-
 	lockdep_assert_held(&class->lock);
 	VM_WARN_ON_ONCE(zspage->inuse);
+	class->stat[CLASS_OBJS_ALLOCATED] -= class->objs_per_zspage;
+	atomic_long_sub(class->pages_per_zspage, &pool->pages_allocated);
+}
+
+/**
+ * release_zspage() - give a detached zspage's pages back to the system
+ * @zspage: a zspage passed through zspage_detach()
+ *
+ * Called without the class lock where possible, to keep that lock's hold
+ * times short: our page locks keep the migration core away.
+ */
+static void release_zspage(struct zspage *zspage)
+{
+	struct zpdesc *zpdesc = zspage->first_zpdesc, *next;
 
 	do {
 		next = zspage_next(zspage, zpdesc);
@@ -686,27 +703,33 @@ static void __free_zspage(struct zsmod_pool *pool, struct size_class *class,
 		zpdesc_put(zpdesc);
 		zpdesc = next;
 	} while (zpdesc);
-
 	kmem_cache_free(zsmod_zspage_cache, zspage);
-	class->stat[CLASS_OBJS_ALLOCATED] -= class->objs_per_zspage;
-	atomic_long_sub(class->pages_per_zspage, &pool->pages_allocated);
 }
 
-/*
- * Free an empty zspage that sits on the ZS_INUSE_RATIO_0 list. If a page
- * is locked (being migrated), leave it there for the deferred worker.
+/**
+ * free_zspage() - free an empty zspage that sits on the 0% list
+ * @pool: its pool
+ * @class: its class, whose lock is held
+ * @zspage: the empty zspage
+ *
+ * If a page of it is locked (being migrated), the zspage stays on the
+ * list for the deferred worker.
+ *
+ * Return: true if the zspage was detached: the caller must then call
+ * release_zspage(), after dropping the class lock if it likes.
  */
-static void free_zspage(struct zsmod_pool *pool, struct size_class *class,
+static bool free_zspage(struct zsmod_pool *pool, struct size_class *class,
 			struct zspage *zspage)
 {
 	lockdep_assert_held(&class->lock);
 	if (!trylock_zspage(zspage)) {
 		atomic_long_inc(&pool->counters.deferred_frees);
 		schedule_work(&pool->free_work);
-		return;
+		return false;
 	}
 	remove_zspage(class, zspage);
-	__free_zspage(pool, class, zspage);
+	zspage_detach(pool, class, zspage);
+	return true;
 }
 
 /* Worker: free the empty zspages whose pages were busy at free time. */
@@ -731,8 +754,9 @@ static void deferred_free_work(struct work_struct *work)
 			lock_zspage(zspage);
 			spin_lock(&class->lock);
 			class->stat[ZS_INUSE_RATIO_0]--;
-			__free_zspage(pool, class, zspage);
+			zspage_detach(pool, class, zspage);
 			spin_unlock(&class->lock);
+			release_zspage(zspage);
 		}
 	}
 }
@@ -907,10 +931,13 @@ void zsmod_free(struct zsmod_pool *pool, unsigned long handle)
 	}
 	zspage = zpdesc_zspage(obj_zpdesc(obj));
 	obj_free(class, obj);
-	if (fix_fullness(class, zspage) == ZS_INUSE_RATIO_0)
-		free_zspage(pool, class, zspage);
+	if (fix_fullness(class, zspage) != ZS_INUSE_RATIO_0 ||
+	    !free_zspage(pool, class, zspage))
+		zspage = NULL;
 	spin_unlock(&class->lock);
 
+	if (zspage)
+		release_zspage(zspage);
 	handle_free(handle);
 }
 EXPORT_SYMBOL_GPL(zsmod_free);
@@ -1128,7 +1155,8 @@ static unsigned long compact_class(struct zsmod_pool *pool,
 		write_unlock(&src->lock);
 
 		if (putback_zspage(class, src) == ZS_INUSE_RATIO_0) {
-			free_zspage(pool, class, src);
+			if (free_zspage(pool, class, src))
+				release_zspage(src);
 			freed += class->pages_per_zspage;
 		}
 
@@ -1767,7 +1795,8 @@ static unsigned long drain_class(struct zsmod_pool *pool,
 			class->stat[CLASS_OBJS_INUSE] -= zspage->inuse;
 			zspage->inuse = 0;
 			fix_fullness(class, zspage);
-			free_zspage(pool, class, zspage);
+			if (free_zspage(pool, class, zspage))
+				release_zspage(zspage);
 		}
 	}
 	spin_unlock(&class->lock);
