@@ -304,6 +304,14 @@ static unsigned int zspage_zpdesc_pos(struct zspage *zspage,
 
 /* ---- fullness groups ------------------------------------------------- */
 
+/**
+ * fullness_group() - the fullness group a zspage belongs in
+ * @class: its class
+ * @zspage: the zspage
+ *
+ * Return: ZS_INUSE_RATIO_0 when empty, ZS_INUSE_RATIO_100 when full,
+ * else the 10% step of its use rounded up (so 1 of 127 is in 10%).
+ */
 static int fullness_group(struct size_class *class, struct zspage *zspage)
 {
 	unsigned int inuse = zspage->inuse;
@@ -362,9 +370,16 @@ static struct zspage *find_zspage_with_room(struct size_class *class)
 
 /* ---- object slots ---------------------------------------------------- */
 
-/*
- * Allocate a slot of @zspage for @handle and return its location.
- * The caller records the location in the handle.
+/**
+ * obj_malloc() - take a free slot of a zspage for an object
+ * @class: the class, whose lock is held
+ * @zspage: a zspage of @class with a free slot
+ * @handle: the object's handle, recorded in the slot's header (or in the
+ *	    page descriptor for a huge zspage)
+ *
+ * The caller records the returned location in the handle.
+ *
+ * Return: the encoded location of the slot.
  */
 static unsigned long obj_malloc(struct size_class *class,
 				struct zspage *zspage, unsigned long handle)
@@ -391,7 +406,11 @@ static unsigned long obj_malloc(struct size_class *class,
 	return obj_encode(zpdesc, idx, class->index);
 }
 
-/* Return the slot at @obj to its zspage's free list. */
+/**
+ * obj_free() - return an object's slot to its zspage's free list
+ * @class: the class, whose lock is held
+ * @obj: the encoded location of the object
+ */
 static void obj_free(struct size_class *class, unsigned long obj)
 {
 	struct zpdesc *zpdesc = obj_zpdesc(obj);
@@ -413,9 +432,14 @@ static void obj_free(struct size_class *class, unsigned long obj)
 	class->stat[CLASS_OBJS_INUSE]--;
 }
 
-/*
- * If the object whose first word is at @addr (in page @zpdesc) is
- * allocated, store its handle in @handle and return true.
+/**
+ * obj_allocated() - is the slot starting at @addr allocated?
+ * @zspage: the slot's zspage
+ * @zpdesc: the page in which the slot starts
+ * @addr: kernel address of the slot's first word
+ * @handle: set to the object's handle when allocated
+ *
+ * Return: true if the slot holds an object.
  */
 static bool obj_allocated(struct zspage *zspage, struct zpdesc *zpdesc,
 			  void *addr, unsigned long *handle)
@@ -443,10 +467,16 @@ static void objs_starting_in_page(struct size_class *class, unsigned int pos,
 		     DIV_ROUND_UP(start + PAGE_SIZE, class->size));
 }
 
-/*
- * Copy @len bytes of the object at @obj, starting @skip bytes into it,
- * to (@to_obj = false) or from (@to_obj = true) @buf. Objects span at
- * most two pages.
+/**
+ * obj_copy_bytes() - copy bytes between an object and a buffer
+ * @class: the object's class
+ * @obj: the object's encoded location
+ * @skip: bytes of the object to skip first
+ * @buf: the buffer
+ * @len: bytes to copy
+ * @to_obj: true to copy @buf into the object, false to copy it out
+ *
+ * Objects span at most two pages; each page is mapped in turn.
  */
 static void obj_copy_bytes(struct size_class *class, unsigned long obj,
 			   unsigned int skip, void *buf, unsigned int len,
@@ -559,9 +589,16 @@ static void zspage_init_free_list(struct size_class *class,
 	zspage->inuse = 0;
 }
 
-/*
- * Allocate a zspage and its pages for @class. On failure everything
- * allocated so far is returned and NULL is the result.
+/**
+ * alloc_zspage() - allocate a zspage and its pages for a class
+ * @pool: the pool
+ * @class: the class
+ * @gfp: allocation flags (__GFP_MOVABLE/__GFP_HIGHMEM apply to pages)
+ *
+ * The pages are typed, counted in NR_ZSPAGES, chained and threaded onto
+ * the free list. On failure everything allocated so far is given back.
+ *
+ * Return: the zspage, or NULL when memory ran out.
  */
 static struct zspage *alloc_zspage(struct zsmod_pool *pool,
 				   struct size_class *class, gfp_t gfp)
@@ -621,6 +658,12 @@ static void zspage_set_movable(struct zspage *zspage)
 #endif
 }
 
+/**
+ * trylock_zspage() - lock every page of a zspage without sleeping
+ * @zspage: the zspage; its class lock is held
+ *
+ * Return: true with all pages locked, or false with none locked.
+ */
 static bool trylock_zspage(struct zspage *zspage)
 {
 	struct zpdesc *zpdesc, *locked;
@@ -639,10 +682,12 @@ unwind:
 	return false;
 }
 
-/*
- * Lock every page of @zspage, sleeping as needed. Pages not yet locked
- * may be migrated meanwhile, so each is looked up under the zspage lock
- * and waited for with a reference held.
+/**
+ * lock_zspage() - lock every page of a zspage, sleeping as needed
+ * @zspage: an empty zspage that nobody else can reach
+ *
+ * Pages not yet locked may be migrated meanwhile, so each is looked up
+ * under the zspage lock and waited for with a reference held.
  */
 static void lock_zspage(struct zspage *zspage)
 {
@@ -732,7 +777,13 @@ static bool free_zspage(struct zsmod_pool *pool, struct size_class *class,
 	return true;
 }
 
-/* Worker: free the empty zspages whose pages were busy at free time. */
+/**
+ * deferred_free_work() - free empty zspages whose pages were busy
+ * @work: the pool's free_work
+ *
+ * free_zspage() leaves a zspage on its class's 0% list when a page of it
+ * is locked; here we may sleep for the page locks.
+ */
 static void deferred_free_work(struct work_struct *work)
 {
 	struct zsmod_pool *pool = container_of(work, struct zsmod_pool,
@@ -774,10 +825,15 @@ static void handle_free(unsigned long handle)
 	kmem_cache_free(zsmod_handle_cache, (void *)handle);
 }
 
-/*
- * Sanity-check a handle before trusting it. Cheap checks always; under
- * CONFIG_DEBUG_VM also that it points to a live object of this pool.
- * Returns the object's class, or NULL for an invalid handle.
+/**
+ * handle_class() - find the class of a handle's object
+ * @pool: the pool
+ * @handle: the handle
+ *
+ * Cheap sanity checks always; under CONFIG_DEBUG_VM also that the handle
+ * points to mapped kernel memory.
+ *
+ * Return: the class, or NULL for an invalid handle.
  */
 static struct size_class *handle_class(struct zsmod_pool *pool,
 				       unsigned long handle)
@@ -801,9 +857,17 @@ static struct size_class *handle_class(struct zsmod_pool *pool,
 	return class;
 }
 
-/*
- * With the class lock held, check that @obj really is the object of
- * @handle in @pool. Always true without CONFIG_DEBUG_VM.
+/**
+ * obj_matches_handle() - does @obj really hold @handle's object?
+ * @pool: the pool
+ * @class: the class, whose lock is held
+ * @obj: the location read from @handle
+ * @handle: the handle
+ *
+ * Checks under CONFIG_DEBUG_VM that @obj points to a page of ours in a
+ * zspage of @pool and @class whose slot records @handle.
+ *
+ * Return: true if so, or always without CONFIG_DEBUG_VM.
  */
 static bool obj_matches_handle(struct zsmod_pool *pool,
 			       struct size_class *class, unsigned long obj,
@@ -1050,7 +1114,12 @@ EXPORT_SYMBOL_GPL(zsmod_unmap_object);
 
 /* ---- compaction ------------------------------------------------------ */
 
-/* Pages compaction could free in @class. */
+/**
+ * class_compactable_pages() - pages compaction could free in a class
+ * @class: the class
+ *
+ * Return: whole zspages' worth of free slots, in pages.
+ */
 static unsigned long class_compactable_pages(struct size_class *class)
 {
 	unsigned long allocated = class->stat[CLASS_OBJS_ALLOCATED];
@@ -1098,7 +1167,15 @@ static int putback_zspage(struct size_class *class, struct zspage *zspage)
 	return fullness;
 }
 
-/* Move objects from @src to @dst until @src is empty or @dst is full. */
+/**
+ * move_objects() - move objects from one zspage into another
+ * @pool: the pool
+ * @class: their class, whose lock is held
+ * @src: the source zspage, write-locked so nobody maps its objects
+ * @dst: the destination zspage
+ *
+ * Moves until @src is empty or @dst is full, rewriting each handle.
+ */
 static void move_objects(struct zsmod_pool *pool, struct size_class *class,
 			 struct zspage *src, struct zspage *dst)
 {
@@ -1133,6 +1210,16 @@ static void move_objects(struct zsmod_pool *pool, struct size_class *class,
 	}
 }
 
+/**
+ * compact_class() - pack a class's objects into as few zspages as possible
+ * @pool: the pool
+ * @class: the class
+ *
+ * Moves objects from the emptiest zspages into the fullest ones and frees
+ * the zspages that become empty. Drops the class lock when it is wanted.
+ *
+ * Return: the number of pages freed.
+ */
 static unsigned long compact_class(struct zsmod_pool *pool,
 				   struct size_class *class)
 {
@@ -1203,6 +1290,13 @@ unsigned long zsmod_compact(struct zsmod_pool *pool)
 }
 EXPORT_SYMBOL_GPL(zsmod_compact);
 
+/**
+ * zsmod_shrinker_count() - shrinker: pages compaction could free
+ * @shrinker: the pool's shrinker
+ * @sc: shrink control (unused)
+ *
+ * Return: the count, or 0 while shrinker_enabled is off.
+ */
 static unsigned long zsmod_shrinker_count(struct shrinker *shrinker,
 					  struct shrink_control *sc)
 {
@@ -1217,6 +1311,13 @@ static unsigned long zsmod_shrinker_count(struct shrinker *shrinker,
 	return pages;
 }
 
+/**
+ * zsmod_shrinker_scan() - shrinker: compact the pool
+ * @shrinker: the pool's shrinker
+ * @sc: shrink control (unused)
+ *
+ * Return: pages freed, or SHRINK_STOP when nothing was freed.
+ */
 static unsigned long zsmod_shrinker_scan(struct shrinker *shrinker,
 					 struct shrink_control *sc)
 {
@@ -1232,6 +1333,13 @@ static unsigned long zsmod_shrinker_scan(struct shrinker *shrinker,
 /* ---- page migration -------------------------------------------------- */
 
 #ifdef CONFIG_COMPACTION
+/**
+ * zsmod_page_isolate() - movable op: the core isolates one of our pages
+ * @page: the page, locked
+ * @mode: isolation mode (unused)
+ *
+ * Return: true; the page lock keeps its zspage alive until migration.
+ */
 static bool zsmod_page_isolate(struct page *page, isolate_mode_t mode)
 {
 	/* The page is locked, so its zspage cannot be freed under us. */
@@ -1239,9 +1347,15 @@ static bool zsmod_page_isolate(struct page *page, isolate_mode_t mode)
 	return true;
 }
 
-/*
- * Replace @old with @new in the page chain of @zspage, carrying over what
- * the page descriptor records.
+/**
+ * zspage_replace_page() - put a migrated page into a zspage's chain
+ * @class: the zspage's class, whose lock is held
+ * @zspage: the zspage, write-locked
+ * @new: the destination page
+ * @old: the page it replaces
+ *
+ * Carries over what the descriptor records: the first object's offset
+ * and, for a huge zspage, the handle; then makes @new movable.
  */
 static void zspage_replace_page(struct size_class *class,
 				struct zspage *zspage, struct zpdesc *new,
@@ -1262,6 +1376,19 @@ static void zspage_replace_page(struct size_class *class,
 	zpdesc_set_movable(new, &zsmod_mops);
 }
 
+/**
+ * zsmod_page_migrate() - movable op: move a page's contents to a new page
+ * @newpage: the destination, locked by the migration core
+ * @page: our isolated page, locked by the migration core
+ * @mode: migration mode (we never sleep, so any mode works)
+ *
+ * Under the class lock and the zspage's write lock, copies the page,
+ * rewrites the handle of every object that starts in it, and swaps the
+ * page in the chain. Objects starting in the previous page keep their
+ * location, which names the page they start in.
+ *
+ * Return: MIGRATEPAGE_SUCCESS.
+ */
 static int zsmod_page_migrate(struct page *newpage, struct page *page,
 			      enum migrate_mode mode)
 {
@@ -1318,6 +1445,12 @@ static int zsmod_page_migrate(struct page *newpage, struct page *page,
 	return MIGRATEPAGE_SUCCESS;
 }
 
+/**
+ * zsmod_page_putback() - movable op: an isolated page was not migrated
+ * @page: the page, locked
+ *
+ * Nothing to undo; the pool counts the aborted migration.
+ */
 static void zsmod_page_putback(struct page *page)
 {
 	struct zpdesc *zpdesc = page_zpdesc(page);
@@ -1518,7 +1651,16 @@ EXPORT_SYMBOL_GPL(zsmod_handle_zspage_pfns);
 
 /* ---- debugfs --------------------------------------------------------- */
 
-/* Same columns as zsmalloc's classes file, so existing tools parse it. */
+/**
+ * zsmod_classes_show() - debugfs: per-class statistics
+ * @s: the seq_file, whose private data is the pool
+ * @v: unused
+ *
+ * The columns are those of zsmalloc's classes file, so that existing
+ * tools parse both.
+ *
+ * Return: 0.
+ */
 static int zsmod_classes_show(struct seq_file *s, void *v)
 {
 	struct zsmod_pool *pool = s->private;
@@ -1584,7 +1726,15 @@ static int zsmod_stats_show(struct seq_file *s, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(zsmod_stats);
 
-/* Writing "1" compacts the pool; anything else is refused. */
+/**
+ * zsmod_compact_write() - debugfs: writing "1" compacts the pool
+ * @file: the compact file
+ * @ubuf: user buffer
+ * @count: its length
+ * @ppos: file position (unused)
+ *
+ * Return: @count, or -EINVAL for anything but "1".
+ */
 static ssize_t zsmod_compact_write(struct file *file, const char __user *ubuf,
 				   size_t count, loff_t *ppos)
 {
@@ -1632,10 +1782,14 @@ static void zsmod_debugfs_create(struct zsmod_pool *pool)
 
 /* ---- pools ----------------------------------------------------------- */
 
-/*
- * Pages per zspage for objects of @size: the chain length, up to
- * ZSMOD_MAX_PAGES_PER_ZSPAGE, that wastes the fewest bytes per page;
- * ties go to the shorter chain.
+/**
+ * zspage_chain_pages() - pages per zspage for a class size
+ * @size: the class's object size
+ *
+ * Picks the chain length, up to ZSMOD_MAX_PAGES_PER_ZSPAGE, that wastes
+ * the fewest bytes per page; ties go to the shorter chain.
+ *
+ * Return: the number of pages.
  */
 static unsigned int zspage_chain_pages(unsigned int size)
 {
@@ -1653,7 +1807,16 @@ static unsigned int zspage_chain_pages(unsigned int size)
 	return best;
 }
 
-/* Build the size classes, merging neighbours of identical geometry. */
+/**
+ * zsmod_create_classes() - build a pool's size classes
+ * @pool: the pool
+ *
+ * One class per 16-byte step from 32 bytes to PAGE_SIZE; neighbours with
+ * identical pages-per-zspage and objects-per-zspage share the largest
+ * one's class.
+ *
+ * Return: 0, or -ENOMEM.
+ */
 static int zsmod_create_classes(struct zsmod_pool *pool)
 {
 	struct size_class *prev = NULL;
@@ -1753,9 +1916,14 @@ err:
 }
 EXPORT_SYMBOL_GPL(zsmod_create_pool);
 
-/*
- * Free the objects a pool's user left behind, so that destroying the
- * pool returns every page. Returns how many there were.
+/**
+ * drain_class() - free what a pool's user left in a class
+ * @pool: the pool being destroyed
+ * @class: the class
+ *
+ * So that destroying a pool returns every page, even after a leak.
+ *
+ * Return: the number of objects that were still allocated.
  */
 static unsigned long drain_class(struct zsmod_pool *pool,
 				 struct size_class *class)
