@@ -111,13 +111,18 @@ int module_unload(const char *name)
 	return syscall(SYS_delete_module, name, O_NONBLOCK) ? -errno : 0;
 }
 
+int module_refused(int err)
+{
+	return err == -EWOULDBLOCK || err == -EBUSY;
+}
+
 int module_unload_wait(const char *name, int seconds)
 {
-	int err, i;
+	int err = -EBUSY, i;
 
 	for (i = 0; i < seconds * 10; i++) {
 		err = module_unload(name);
-		if (err != -EBUSY)
+		if (!module_refused(err))
 			return err;
 		usleep(100 * 1000);
 	}

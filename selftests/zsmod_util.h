@@ -29,7 +29,12 @@ int path_exists(const char *path);
 /* Modules, through the syscalls, so that callers see the precise errno. */
 int module_load(const char *ko_path);
 int module_unload(const char *name);
-/* Unload, retrying EBUSY (zswap drops old pools asynchronously). */
+/*
+ * delete_module() refuses a module in use with EWOULDBLOCK (EAGAIN; EBUSY
+ * in older kernels and for other reasons): module_refused() says if err is that.
+ */
+int module_refused(int err);
+/* Unload, retrying while refused (zswap drops old pools asynchronously). */
 int module_unload_wait(const char *name, int seconds);
 int module_loaded(const char *name);
 /* Default location of our installed module in the guest. */
