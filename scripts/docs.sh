@@ -1,0 +1,91 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# `make docs`: build Documentation/ into Documentation/output/html with
+# Sphinx, warnings as errors, and check every kernel-doc comment of our C
+# sources with the kernel's scripts/kernel-doc -Wall.
+#
+#  1. install Sphinx from Debian (python3-sphinx) when it is missing
+#  2. vm/deps.sh + vm/source.sh: the pristine linux-source-6.12 tree, whose
+#     Documentation/sphinx/kerneldoc.py and scripts/kernel-doc are used in
+#     place (nothing of the kernel tree is copied into this repository)
+#  3. scripts/kernel-doc -Wall -none on every tracked .c/.h: any warning fails
+#  4. sphinx-build -W --keep-going -b html: any warning fails
+#
+# usage: scripts/docs.sh [-b BUILDER]    (default html; e.g. -b linkcheck
+#        is useless offline, -b text gives plain-text pages)
+# Env:   ZSMOD_KSRC=<linux tree> skips vm/deps.sh and vm/source.sh.
+# Exit status: 0 when both checks are clean.
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+
+builder=html
+while [ $# -gt 0 ]; do
+	case $1 in
+	-b) builder=$2; shift ;;
+	*) echo "usage: $0 [-b BUILDER]" >&2; exit 2 ;;
+	esac
+	shift
+done
+
+say() { echo "docs: $*"; }
+die() { echo "docs: ERROR: $*" >&2; exit 1; }
+
+# --- 1. Sphinx ------------------------------------------------------------
+installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'ok installed'; }
+if ! installed python3-sphinx || ! command -v sphinx-build >/dev/null; then
+	say "installing python3-sphinx"
+	export DEBIAN_FRONTEND=noninteractive
+	{ apt-get install -y -q --no-install-recommends python3-sphinx ||
+		{ apt-get update -q && apt-get install -y -q --no-install-recommends python3-sphinx; }
+	} >/tmp/zsmod-docs-apt.log 2>&1 || { tail -20 /tmp/zsmod-docs-apt.log >&2; die "apt-get failed"; }
+fi
+
+# --- 2. the kernel tree ---------------------------------------------------
+if [ -z "${ZSMOD_KSRC:-}" ]; then
+	./vm/deps.sh >/dev/null
+	ZSMOD_KSRC=$(./vm/source.sh)
+fi
+export ZSMOD_KSRC
+[ -f "$ZSMOD_KSRC/Documentation/sphinx/kerneldoc.py" ] ||
+	die "no Documentation/sphinx/kerneldoc.py in $ZSMOD_KSRC"
+kdoc=$ZSMOD_KSRC/scripts/kernel-doc
+[ -x "$kdoc" ] || die "no $kdoc"
+
+# Version for the pages: git describe when there is history, else dkms.conf's.
+ZSMOD_VERSION=$(git describe --always --dirty 2>/dev/null ||
+	sed -n 's/^PACKAGE_VERSION="\{0,1\}\([^"]*\)"\{0,1\}$/\1/p' dkms.conf 2>/dev/null || true)
+export ZSMOD_VERSION
+
+fail=0
+
+# --- 3. kernel-doc -Wall --------------------------------------------------
+mapfile -t srcs < <(git ls-files '*.c' '*.h' 2>/dev/null ||
+	find . -path ./out -prune -o -name '*.[ch]' -print)
+say "kernel-doc -Wall on ${#srcs[@]} files"
+kdlog=$(mktemp)
+trap 'rm -f "$kdlog"' EXIT
+"$kdoc" -Wall -none "${srcs[@]}" >"$kdlog" 2>&1 || true
+if [ -s "$kdlog" ]; then
+	cat "$kdlog" >&2
+	echo "docs: kernel-doc: $(grep -c . "$kdlog") warning line(s)" >&2
+	fail=1
+else
+	say "kernel-doc: clean"
+fi
+
+# --- 4. Sphinx --------------------------------------------------------------
+out=Documentation/output
+say "sphinx-build -b $builder -> $out/$builder"
+rm -rf "$out/$builder" "$out/doctrees"
+if sphinx-build -W --keep-going -q -b "$builder" -d "$out/doctrees" \
+	Documentation "$out/$builder"; then
+	say "sphinx: clean, open $out/$builder/index.html"
+else
+	echo "docs: sphinx-build failed (warnings are errors)" >&2
+	fail=1
+fi
+
+[ $fail = 0 ] && say "PASS" || say "FAIL"
+exit $fail
