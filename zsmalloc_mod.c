@@ -20,18 +20,20 @@
  *  size_class->lock (spinlock)
  *	Protects the class's fullness lists and statistics, the inuse,
  *	freeobj and fullness of each of its zspages, their page chains,
- *	and the location stored in the handle of each of its objects: a
- *	location is only ever rewritten under this lock. Since a handle's
- *	location encodes its class, zsmod_free() finds the right lock
- *	without any pool-wide lock.
- *  zspage->lock (rwlock)
- *	Read-held from map to unmap of an object of the zspage; write-held
- *	by page migration and by compaction while they move objects out of
- *	the zspage. Taken only with the class lock held, except in unmap.
+ *	the bytes of its objects while they move, and the location stored
+ *	in the handle of each of its objects: a location is only ever
+ *	rewritten under this lock. Since a handle's location encodes its
+ *	class, free and map find the right lock without any pool-wide lock.
+ *	Held from map to unmap: that is what pins a mapped object, because
+ *	page migration and compaction move objects only under it. A mapping
+ *	is a short copy in or out (zswap's use), so one lock round trip per
+ *	access beats a pool lock plus a per-zspage reader lock.
  *  zsmod_map_area.lock (per-CPU local_lock)
  *	Held from map to unmap: guards the per-CPU copy buffer used for
- *	objects that span two pages. One object per CPU may be mapped at a
- *	time; the caller must not sleep while it is mapped.
+ *	objects that span two pages.
+ *
+ * So one object per CPU may be mapped at a time, and the caller must not
+ * sleep or call into the allocator while it is mapped.
  *
  * Page locks are only try-locked while a class lock is held; a zspage
  * whose pages cannot all be try-locked is freed later by a worker that
@@ -150,7 +152,6 @@ struct zspage {
 	struct zpdesc *first_zpdesc;
 	struct list_head list;
 	struct zsmod_pool *pool;
-	rwlock_t lock;
 };
 
 struct zsmod_counters {
@@ -624,7 +625,6 @@ static struct zspage *alloc_zspage(struct zsmod_pool *pool,
 	zspage->huge = class->huge;
 	zspage->pool = pool;
 	INIT_LIST_HEAD(&zspage->list);
-	rwlock_init(&zspage->lock);
 	zspage_link_pages(class, zspage, zpdescs);
 	zspage_init_free_list(class, zspage);
 	return zspage;
@@ -684,16 +684,17 @@ unwind:
 
 /**
  * lock_zspage() - lock every page of a zspage, sleeping as needed
+ * @class: the zspage's class; its lock is not held
  * @zspage: an empty zspage that nobody else can reach
  *
  * Pages not yet locked may be migrated meanwhile, so each is looked up
- * under the zspage lock and waited for with a reference held.
+ * under the class lock and waited for with a reference held.
  */
-static void lock_zspage(struct zspage *zspage)
+static void lock_zspage(struct size_class *class, struct zspage *zspage)
 {
 	struct zpdesc *cur = NULL, *next;
 
-	read_lock(&zspage->lock);
+	spin_lock(&class->lock);
 	for (;;) {
 		next = cur ? zspage_next(zspage, cur) : zspage->first_zpdesc;
 		if (!next)
@@ -703,12 +704,12 @@ static void lock_zspage(struct zspage *zspage)
 			continue;
 		}
 		zpdesc_get(next);
-		read_unlock(&zspage->lock);
+		spin_unlock(&class->lock);
 		zpdesc_wait_locked(next);
 		zpdesc_put(next);
-		read_lock(&zspage->lock);
+		spin_lock(&class->lock);
 	}
-	read_unlock(&zspage->lock);
+	spin_unlock(&class->lock);
 }
 
 /**
@@ -802,7 +803,7 @@ static void deferred_free_work(struct work_struct *work)
 
 		list_for_each_entry_safe(zspage, tmp, &empty, list) {
 			list_del_init(&zspage->list);
-			lock_zspage(zspage);
+			lock_zspage(class, zspage);
 			spin_lock(&class->lock);
 			class->stat[ZS_INUSE_RATIO_0]--;
 			zspage_detach(pool, class, zspage);
@@ -1014,20 +1015,20 @@ EXPORT_SYMBOL_GPL(zsmod_free);
  *
  * An object within one page is mapped in place; one that spans two pages
  * is copied into a per-CPU buffer (unless write-only) and copied back at
- * unmap (unless read-only). Until zsmod_unmap_object() the object cannot
- * move and the caller must not sleep or map another object.
+ * unmap (unless read-only). Until zsmod_unmap_object() the object's class
+ * lock is held, so the object cannot move; the caller must not sleep,
+ * map another object or call into the allocator meanwhile.
  *
- * Context: disables preemption until zsmod_unmap_object().
+ * Context: holds a spinlock until zsmod_unmap_object().
  * Return: the object's address, or NULL for an invalid handle.
  */
 void *zsmod_map_object(struct zsmod_pool *pool, unsigned long handle,
 		       enum zsmod_mapmode mm)
-	__acquires(zspage_lock)
+	__acquires(class_lock)
 {
 	struct zsmod_map_area *area;
 	struct size_class *class;
 	struct zpdesc *zpdesc;
-	struct zspage *zspage;
 	unsigned long obj, off;
 	void *addr;
 
@@ -1042,10 +1043,6 @@ void *zsmod_map_object(struct zsmod_pool *pool, unsigned long handle,
 		goto invalid;
 	}
 	zpdesc = obj_zpdesc(obj);
-	zspage = zpdesc_zspage(zpdesc);
-	/* Pins the object: migration and compaction need the write side. */
-	read_lock(&zspage->lock);
-	spin_unlock(&class->lock);
 
 	local_lock(&zsmod_map_area.lock);
 	area = this_cpu_ptr(&zsmod_map_area);
@@ -1060,13 +1057,13 @@ void *zsmod_map_object(struct zsmod_pool *pool, unsigned long handle,
 		if (mm != ZSMOD_MM_WO)
 			obj_copy_bytes(class, obj, 0, addr, class->size, false);
 	}
-	if (!zspage->huge)
+	if (!class->huge)
 		addr += ZSMOD_HANDLE_SIZE;
 	return addr;
 
 invalid:
 	/* nothing is held; tell sparse the contract's count anyway */
-	__acquire(zspage_lock);
+	__acquire(class_lock);
 	return NULL;
 }
 EXPORT_SYMBOL_GPL(zsmod_map_object);
@@ -1080,22 +1077,21 @@ EXPORT_SYMBOL_GPL(zsmod_map_object);
  * mapped read-only.
  */
 void zsmod_unmap_object(struct zsmod_pool *pool, unsigned long handle)
-	__releases(zspage_lock)
+	__releases(class_lock)
 {
 	struct zsmod_map_area *area;
 	struct size_class *class;
-	struct zspage *zspage;
 	unsigned long obj;
 
 	class = handle_class(pool, handle);
 	if (WARN_ON_ONCE(!class)) {
-		__release(zspage_lock);	/* see zsmod_map_object() */
+		__release(class_lock);	/* see zsmod_map_object() */
 		return;
 	}
+	lockdep_assert_held(&class->lock);
 
-	/* Stable: we hold the zspage lock that moving the object needs. */
+	/* Stable: we hold the class lock that moving the object needs. */
 	obj = handle_obj(handle);
-	zspage = zpdesc_zspage(obj_zpdesc(obj));
 
 	area = this_cpu_ptr(&zsmod_map_area);
 	if (area->kaddr) {
@@ -1108,7 +1104,7 @@ void zsmod_unmap_object(struct zsmod_pool *pool, unsigned long handle)
 			       class->size - ZSMOD_HANDLE_SIZE, true);
 	}
 	local_unlock(&zsmod_map_area.lock);
-	read_unlock(&zspage->lock);
+	spin_unlock(&class->lock);
 }
 EXPORT_SYMBOL_GPL(zsmod_unmap_object);
 
@@ -1171,7 +1167,7 @@ static int putback_zspage(struct size_class *class, struct zspage *zspage)
  * move_objects() - move objects from one zspage into another
  * @pool: the pool
  * @class: their class, whose lock is held
- * @src: the source zspage, write-locked so nobody maps its objects
+ * @src: the source zspage
  * @dst: the destination zspage
  *
  * Moves until @src is empty or @dst is full, rewriting each handle.
@@ -1183,7 +1179,6 @@ static void move_objects(struct zsmod_pool *pool, struct size_class *class,
 	unsigned int pos, idx, first, end;
 
 	lockdep_assert_held(&class->lock);
-	lockdep_assert_held_write(&src->lock);
 
 	for (pos = 0; zpdesc && src->inuse;
 	     zpdesc = zspage_next(src, zpdesc), pos++) {
@@ -1237,9 +1232,7 @@ static unsigned long compact_class(struct zsmod_pool *pool,
 		if (!src)
 			break;
 
-		write_lock(&src->lock);
 		move_objects(pool, class, src, dst);
-		write_unlock(&src->lock);
 
 		if (putback_zspage(class, src) == ZS_INUSE_RATIO_0) {
 			if (free_zspage(pool, class, src))
@@ -1350,7 +1343,7 @@ static bool zsmod_page_isolate(struct page *page, isolate_mode_t mode)
 /**
  * zspage_replace_page() - put a migrated page into a zspage's chain
  * @class: the zspage's class, whose lock is held
- * @zspage: the zspage, write-locked
+ * @zspage: the zspage
  * @new: the destination page
  * @old: the page it replaces
  *
@@ -1382,7 +1375,7 @@ static void zspage_replace_page(struct size_class *class,
  * @page: our isolated page, locked by the migration core
  * @mode: migration mode (we never sleep, so any mode works)
  *
- * Under the class lock and the zspage's write lock, copies the page,
+ * Under the class lock, which keeps mappers out, copies the page,
  * rewrites the handle of every object that starts in it, and swaps the
  * page in the chain. Objects starting in the previous page keep their
  * location, which names the page they start in.
@@ -1410,7 +1403,6 @@ static int zsmod_page_migrate(struct page *newpage, struct page *page,
 	zpdesc_mark_zsmalloc(newzpdesc);
 
 	spin_lock(&class->lock);
-	write_lock(&zspage->lock);
 
 	pos = zspage_zpdesc_pos(zspage, zpdesc);
 	s_addr = kmap_local_zpdesc(zpdesc);
@@ -1431,7 +1423,6 @@ static int zsmod_page_migrate(struct page *newpage, struct page *page,
 
 	zspage_replace_page(class, zspage, newzpdesc, zpdesc);
 
-	write_unlock(&zspage->lock);
 	spin_unlock(&class->lock);
 
 	zpdesc_get(newzpdesc);
