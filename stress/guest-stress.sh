@@ -1,0 +1,443 @@
+#!/bin/sh
+# Guest side of the stress runs (stress/run.sh boots it with vm/run-guest.sh).
+# stdout is the TAP stream; "# " lines carry the counts.
+#
+# Kernel command line (the kernel hands unknown parameters to init as
+# environment variables):
+#   zsstress_secs=S     time budget of the timed phases (default 120)
+#   zsstress_writers=N  storm writer processes (default 4), in 2 memcgs
+#   zsstress_mib=M      working set of each writer (default 40)
+#
+# Phases, one TAP result each:
+#   1 setup      swap on /dev/vda, zswap on the built-in zsmalloc, baselines,
+#                then zpool=zsmalloc_mod (auto-loads us through the alias)
+#   2 storm      writers (checksummed zero/random/pattern/file/mixed pages,
+#                re-read, rewritten, MADV_PAGEOUT) in memcgs, while other
+#                tasks loop on compact_memory, memory.reclaim, memory.zswap.max
+#                (writeback), zswap's shrinker, our debugfs compact/stats,
+#                our shrinker_enabled, and cpu1 offline/online
+#   3 rmmod      rmmod while our pool holds objects: refused every time
+#   4 races      writers + zpool zsmalloc_mod <-> zsmalloc switching + rmmod
+#                attempts + cpu1 hotplug, all at once
+#   5 loadunload zswap enabled, writers running: zpool=zsmalloc_mod
+#                (request_module loads us), traffic, zpool=zsmalloc, drain,
+#                rmmod; repeated
+#   6 faults     fail_page_alloc + failslab, task-filter, on writers only
+#                (SKIP when the kernel has no fault injection)
+#   7 teardown   writers gone, swapoff; our pools empty then gone, rmmod
+#                works, nr_zspages == baseline, MemFree within tolerance
+#   8 dmesg      no splat in the kernel log (the host's verdict checks too)
+secs=${zsstress_secs:-120}
+nwriters=${zsstress_writers:-4}
+mib=${zsstress_mib:-40}
+# MemFree may end lower than at the start by this much (KiB) without
+# counting as a leak: see stress/README.md for the budget.
+memfree_tol_kb=${zsstress_memfree_tol_kb:-8192}
+
+Z=/sys/module/zswap/parameters
+ZD=/sys/kernel/debug/zswap
+OD=/sys/kernel/debug/zsmalloc_mod
+CG=/sys/fs/cgroup
+ST=/root/stress
+T=/tmp/zsstress
+mkdir -p $T
+
+n=0 failed=0
+ok() { n=$((n + 1)); echo "ok $n $*"; }
+nok() { n=$((n + 1)); echo "not ok $n $*"; failed=1; }
+skip() { n=$((n + 1)); echo "ok $n $* # SKIP"; }
+note() { echo "# $*"; }
+result() {	# result NAME ERRORS-TEXT: ok when empty
+	if [ -z "$2" ]; then ok "$1"; else nok "$1 #$2"; fi
+}
+
+vmstat() { awk -v k="$1" '$1 == k { print $2 }' /proc/vmstat; }
+meminfo() { awk -v k="$1:" '$1 == k { print $2 }' /proc/meminfo; }
+zstat() { cat "$ZD/$1" 2>/dev/null || echo 0; }
+# Sum of a stats counter over every pool of ours.
+ostat() {
+	local s=0 f v
+	for f in "$OD"/*/stats; do
+		[ -f "$f" ] || continue
+		v=$(awk -v k="$1" '$1 == k { print $2 }' "$f" 2>/dev/null)
+		s=$((s + ${v:-0}))
+	done
+	echo $s
+}
+npools() { ls "$OD" 2>/dev/null | wc -l; }
+settle() {
+	sync
+	echo 3 >/proc/sys/vm/drop_caches
+	echo 1 >/proc/sys/vm/compact_memory
+	sleep 2
+}
+memfree() {	# best of three settled samples
+	local best=0 i v
+	for i in 1 2 3; do
+		settle
+		v=$(meminfo MemFree)
+		[ "$v" -gt "$best" ] && best=$v
+	done
+	echo $best
+}
+set_zpool() { echo "$1" >$Z/zpool 2>/dev/null; }
+backend() { cat $Z/zpool; }
+loaded() { grep -q '^zsmalloc_mod ' /proc/modules; }
+
+# ---- background tasks ---------------------------------------------------
+# Each loop runs until $T/stop.<name> exists and leaves its counts in
+# $T/cnt.<name> ("key=value ...").
+bg_pids=
+loop_start() {	# loop_start NAME FUNCTION
+	rm -f "$T/stop.$1" "$T/cnt.$1"
+	"$2" "$1" &
+	bg_pids="$bg_pids $!"
+}
+loops_stop() {
+	local name
+	for name in "$@"; do touch "$T/stop.$name"; done
+	for p in $bg_pids; do wait "$p"; done
+	bg_pids=
+}
+running() { [ ! -e "$T/stop.$1" ]; }
+
+l_compact() {
+	local c=0
+	while running "$1"; do
+		echo 1 >/proc/sys/vm/compact_memory && c=$((c + 1))
+		sleep 0.3
+	done
+	echo "compact_memory=$c" >"$T/cnt.$1"
+}
+l_reclaim() {
+	local c=0 e=0 g
+	while running "$1"; do
+		for g in $CG/zsst-*; do
+			[ -d "$g" ] || continue
+			if echo 4M >"$g/memory.reclaim" 2>/dev/null; then c=$((c + 1)); else e=$((e + 1)); fi
+		done
+		sleep 0.2
+	done
+	echo "memory.reclaim=$c reclaim_eagain=$e" >"$T/cnt.$1"
+}
+l_zswapmax() {	# a low memory.zswap.max makes zswap write entries back
+	local c=0 v g
+	while running "$1"; do
+		for v in 0 1M 4M max 2M max; do
+			for g in $CG/zsst-*; do
+				[ -d "$g" ] && echo $v >"$g/memory.zswap.max" 2>/dev/null && c=$((c + 1))
+			done
+			sleep 0.5
+			running "$1" || break
+		done
+	done
+	for g in $CG/zsst-*; do [ -d "$g" ] && echo max >"$g/memory.zswap.max"; done
+	echo "zswap.max_changes=$c" >"$T/cnt.$1"
+}
+l_ours() {	# our debugfs compact and readers, our shrinker switch
+	local c=0 r=0 s=0 d
+	while running "$1"; do
+		for d in "$OD"/*; do
+			[ -d "$d" ] || continue
+			echo 1 >"$d/compact" 2>/dev/null && c=$((c + 1))
+			cat "$d/classes" "$d/stats" >/dev/null 2>&1 && r=$((r + 1))
+		done
+		if [ -w /sys/module/zsmalloc_mod/parameters/shrinker_enabled ]; then
+			echo $((s % 2)) >/sys/module/zsmalloc_mod/parameters/shrinker_enabled 2>/dev/null
+			s=$((s + 1))
+		fi
+		sleep 0.4
+	done
+	[ -w /sys/module/zsmalloc_mod/parameters/shrinker_enabled ] &&
+		echo 1 >/sys/module/zsmalloc_mod/parameters/shrinker_enabled
+	echo "debugfs_compact=$c debugfs_reads=$r shrinker_toggles=$s" >"$T/cnt.$1"
+}
+l_hotplug() {
+	local off=0 on=0 e=0 cpu=/sys/devices/system/cpu/cpu1/online
+	while running "$1"; do
+		if echo 0 >$cpu 2>/dev/null; then off=$((off + 1)); else e=$((e + 1)); fi
+		sleep 0.7
+		if echo 1 >$cpu 2>/dev/null; then on=$((on + 1)); else e=$((e + 1)); fi
+		sleep 0.7
+	done
+	echo 1 >$cpu 2>/dev/null
+	echo "cpu1_offline=$off cpu1_online=$on hotplug_errors=$e" >"$T/cnt.$1"
+}
+l_switch() {	# zswap zpool zsmalloc_mod <-> zsmalloc
+	local c=0 e=0 b
+	while running "$1"; do
+		for b in zsmalloc zsmalloc_mod; do
+			if set_zpool $b; then c=$((c + 1)); else e=$((e + 1)); fi
+			sleep 1.5
+		done
+	done
+	set_zpool zsmalloc_mod || e=$((e + 1))
+	echo "zpool_switches=$c switch_errors=$e" >"$T/cnt.$1"
+}
+l_rmmod() {	# rmmod attempts; success only possible with no pool of ours
+	local refused=0 done=0 bad=0 pools
+	while running "$1"; do
+		pools=$(npools)
+		if rmmod zsmalloc_mod 2>/dev/null; then
+			done=$((done + 1))
+			# refused-while-in-use is the rule: a success right after we
+			# saw a pool with objects would be a refcount bug
+			[ "$pools" -gt 0 ] && note "rmmod succeeded while $pools pool dir(s) existed a moment before"
+		else
+			refused=$((refused + 1))
+		fi
+		sleep 0.5
+	done
+	echo "rmmod_refused=$refused rmmod_succeeded=$done" >"$T/cnt.$1"
+}
+counts() {	# counts NAME...: the loops' counts as one line
+	local s= name
+	for name in "$@"; do s="$s $(cat "$T/cnt.$name" 2>/dev/null)"; done
+	echo "$s"
+}
+
+# ---- writers --------------------------------------------------------------
+files="-f /bin/busybox"
+for f in /lib/modules/*/extra/*.ko /root/stress/storm; do
+	[ -f "$f" ] && files="$files -f $f"
+done
+w_pids=
+memcgs_make() {	# memcgs_make NWRITERS MIB: two memcgs, each below its set
+	local per=$((($1 + 1) / 2 * $2 * 3 / 4))
+	echo +memory >$CG/cgroup.subtree_control
+	for g in a b; do
+		mkdir -p $CG/zsst-$g
+		echo ${per}M >$CG/zsst-$g/memory.max
+	done
+}
+memcgs_remove() { for g in $CG/zsst-*; do [ -d "$g" ] && rmdir "$g"; done; }
+writers_start() {	# writers_start TAG N MIB SECONDS [storm options]
+	local tag=$1 nw=$2 m=$3 s=$4 i g
+	shift 4
+	rm -f "$T"/res."$tag".*
+	for i in $(seq "$nw"); do
+		g=a
+		[ $((i % 2)) = 0 ] && g=b
+		$ST/storm -n "$tag$i" -c $CG/zsst-$g -m "$m" -t "$s" -s $((i * 7919 + ${#tag})) \
+			$files -r "$T/res.$tag.$i" "$@" >"$T/out.$tag.$i" 2>&1 &
+		w_pids="$w_pids $!"
+	done
+}
+writers_wait() {	# -> $wr_err (text), $wr_sum (counts)
+	local p f k v verified=0 written=0 pageout=0 mism=0 nres=0
+	wr_err=
+	for p in $w_pids; do
+		wait "$p" || wr_err="$wr_err writer pid $p exit $?"
+	done
+	w_pids=
+	for f in "$T"/out.$1.*; do sed 's/^/# /' "$f"; done
+	for f in "$T"/res.$1.*; do
+		[ -f "$f" ] || continue
+		nres=$((nres + 1))
+		while read -r k v; do
+			case $k in
+			verified) verified=$((verified + v)) ;;
+			written) written=$((written + v)) ;;
+			pageout) pageout=$((pageout + v)) ;;
+			mismatches) mism=$((mism + v)) ;;
+			esac
+		done <"$f"
+	done
+	wr_sum="writers=$nres verified=$verified written=$written pageout=$pageout mismatches=$mism"
+	[ "$mism" = 0 ] || wr_err="$wr_err $mism checksum mismatches"
+}
+
+phases=8
+echo "TAP version 13"
+echo "1..$phases"
+note "zsstress: secs=$secs writers=$nwriters mib=$mib kernel $(uname -r) cpus $(nproc)"
+
+# ---- 1 setup --------------------------------------------------------------
+err=
+if [ -b /dev/vda ] && mkswap /dev/vda >/dev/null && swapon /dev/vda; then :; else
+	echo "Bail out! no swap on /dev/vda"; exit 1
+fi
+set_zpool zsmalloc || err="$err cannot select zsmalloc"
+echo 1 >$Z/enabled || err="$err cannot enable zswap"
+echo Y >$Z/shrinker_enabled || err="$err cannot enable zswap's shrinker"
+dmesg_start=$(dmesg | wc -l)
+base_zspages=$(vmstat nr_zspages)
+base_free=$(memfree)
+note "baseline: nr_zspages=$base_zspages MemFree=${base_free}kB MemTotal=$(meminfo MemTotal)kB"
+loaded && err="$err zsmalloc_mod loaded before we asked for it"
+set_zpool zsmalloc_mod || err="$err cannot select zsmalloc_mod"
+loaded || err="$err zpool=zsmalloc_mod did not load the module"
+[ "$(backend)" = zsmalloc_mod ] || err="$err zpool is $(backend)"
+note "zpool=$(backend) compressor=$(cat $Z/compressor) pools=$(npools)"
+result "setup: swap, zswap, zpool=zsmalloc_mod auto-loaded" "$err"
+[ -n "$err" ] && { echo "Bail out! setup failed"; exit 1; }
+
+t_storm=$((secs * 35 / 100))
+t_races=$((secs * 30 / 100))
+t_lu=$((secs * 20 / 100))
+t_fault=$((secs * 15 / 100))
+[ $t_storm -lt 20 ] && t_storm=20
+[ $t_races -lt 20 ] && t_races=20
+[ $t_lu -lt 15 ] && t_lu=15
+[ $t_fault -lt 15 ] && t_fault=15
+
+# ---- 2 storm --------------------------------------------------------------
+t0=$(date +%s)
+memcgs_make "$nwriters" "$mib"
+r0=$(zstat reject_alloc_fail) wb0=$(zstat written_back_pages)
+writers_start storm "$nwriters" "$mib" "$t_storm"
+sleep 3
+for l in compact reclaim zswapmax ours hotplug; do loop_start $l l_$l; done
+peak_objs=0 peak_pages=0 samples=0
+while [ $(($(date +%s) - t0)) -lt $((t_storm + 120)) ]; do
+	o=$(ostat objs_used) p=$(ostat pages_used)
+	[ "$o" -gt "$peak_objs" ] && peak_objs=$o
+	[ "$p" -gt "$peak_pages" ] && peak_pages=$p
+	samples=$((samples + 1))
+	# the writers end at their deadline; then stop the loops
+	alive=0
+	for p in $w_pids; do kill -0 "$p" 2>/dev/null && alive=1; done
+	[ $alive = 0 ] && break
+	sleep 2
+done
+pool_stats=$(cat "$OD"/*/stats 2>/dev/null | awk '{ s[$1] += $2 } END { for (k in s) printf "%s=%d ", k, s[k] }')
+note "during storm: peak objs_used=$peak_objs peak pages_used=$peak_pages (samples $samples), zswap stored_pages=$(zstat stored_pages) pool_total_size=$(zstat pool_total_size)"
+writers_wait storm
+loops_stop compact reclaim zswapmax ours hotplug
+note "storm ($(($(date +%s) - t0))s): $wr_sum"
+note "storm agitators:$(counts compact reclaim zswapmax ours hotplug)"
+note "storm zswap: written_back_pages +$(($(zstat written_back_pages) - wb0)) reject_alloc_fail +$(($(zstat reject_alloc_fail) - r0)) reject_compress_poor=$(zstat reject_compress_poor) reject_reclaim_fail=$(zstat reject_reclaim_fail)"
+note "storm pool stats: $pool_stats"
+[ "$peak_objs" -gt 0 ] || wr_err="$wr_err our pool never held an object"
+result "storm: checksummed writers + compaction, reclaim, writeback, shrinkers, hotplug" "$wr_err"
+
+# ---- 3 rmmod while in use ---------------------------------------------------
+err=
+writers_start rm 2 "$mib" 15
+sleep 8
+refused=0 tries=0
+while [ $tries -lt 10 ]; do
+	tries=$((tries + 1))
+	o=$(ostat objs_used)
+	if [ "$o" -gt 0 ] && [ "$(backend)" = zsmalloc_mod ]; then
+		if rmmod zsmalloc_mod 2>/dev/null; then
+			err="$err rmmod succeeded with $o objects in our pool"
+			set_zpool zsmalloc_mod
+		else
+			refused=$((refused + 1))
+		fi
+	fi
+	sleep 0.5
+done
+writers_wait rm
+err="$err$wr_err"
+[ $refused -gt 0 ] || err="$err no attempt found objects in the pool"
+loaded || err="$err module gone"
+note "rmmod in use: $refused of $tries attempts made with objects in the pool, all refused; $wr_sum"
+result "rmmod while pools exist: refused" "$err"
+
+# ---- 4 races ------------------------------------------------------------
+t0=$(date +%s)
+writers_start race "$nwriters" "$mib" "$t_races"
+sleep 2
+for l in switch rmmod hotplug compact; do loop_start $l l_$l; done
+writers_wait race
+loops_stop switch rmmod hotplug compact
+set_zpool zsmalloc_mod
+note "races ($(($(date +%s) - t0))s): $wr_sum"
+note "races agitators:$(counts switch rmmod hotplug compact)"
+loaded || wr_err="$wr_err module not loaded after the last switch to zsmalloc_mod"
+result "races: zpool switching, rmmod attempts, cpu hotplug under writes" "$wr_err"
+
+# ---- 5 load/unload while zswap is enabled ---------------------------------
+t0=$(date +%s)
+err= loads=0 unloads=0 cycles=0
+writers_start lu 2 "$mib" "$t_lu"
+while [ $(($(date +%s) - t0)) -lt "$t_lu" ]; do
+	cycles=$((cycles + 1))
+	loaded && was=1 || was=0
+	set_zpool zsmalloc_mod || err="$err switch to zsmalloc_mod failed"
+	[ $was = 0 ] && loaded && loads=$((loads + 1))
+	sleep 3
+	set_zpool zsmalloc
+	# the old pool goes once the writers have read back its entries
+	i=0
+	while [ $i -lt 40 ] && loaded; do
+		rmmod zsmalloc_mod 2>/dev/null && { unloads=$((unloads + 1)); break; }
+		i=$((i + 1))
+		sleep 0.5
+	done
+done
+writers_wait lu
+err="$err$wr_err"
+note "load/unload ($(($(date +%s) - t0))s): cycles=$cycles module_loads=$loads unloads=$unloads; $wr_sum"
+set_zpool zsmalloc_mod
+[ $unloads -gt 0 ] || err="$err the module never unloaded"
+result "module load/unload while zswap is enabled" "$err"
+
+# ---- 6 fault injection ----------------------------------------------------
+FP=/sys/kernel/debug/fail_page_alloc FS=/sys/kernel/debug/failslab
+if [ -d $FP ] && [ -d $FS ]; then
+	err=
+	budget=1000000
+	for d in $FP $FS; do
+		echo Y >$d/task-filter
+		echo 20 >$d/probability
+		echo 1 >$d/interval
+		echo $budget >$d/times
+		echo 0 >$d/space
+		echo 1 >$d/verbose
+		echo Y >$d/ignore-gfp-wait
+	done
+	echo N >$FP/ignore-gfp-highmem
+	echo 0 >$FP/min-order
+	set_zpool zsmalloc_mod
+	ra0=$(zstat reject_alloc_fail) rk0=$(zstat reject_kmemcache_fail)
+	t0=$(date +%s)
+	writers_start fault "$nwriters" "$mib" "$t_fault" -F
+	writers_wait fault
+	ra=$(($(zstat reject_alloc_fail) - ra0)) rk=$(($(zstat reject_kmemcache_fail) - rk0))
+	fp=$((budget - $(cat $FP/times))) fs=$((budget - $(cat $FS/times)))
+	for d in $FP $FS; do echo 0 >$d/probability; echo 0 >$d/times; done
+	err="$err$wr_err"
+	note "faults ($(($(date +%s) - t0))s): injected fail_page_alloc=$fp failslab=$fs; zswap reject_alloc_fail +$ra reject_kmemcache_fail +$rk; $wr_sum"
+	[ $((fp + fs)) -gt 0 ] || err="$err no fault was injected"
+	[ $ra -gt 0 ] || err="$err no allocation failure surfaced as a zswap reject"
+	result "fault injection on the writers: rejects, data intact" "$err"
+else
+	skip "fault injection (no $FP / $FS in this kernel)"
+fi
+
+# ---- 7 teardown and leak checks ---------------------------------------------
+err=
+memcgs_remove
+swapoff /dev/vda || err="$err swapoff failed"
+objs=$(ostat objs_used)
+note "after swapoff: our pools=$(npools) objs_used=$objs pages_used=$(ostat pages_used) zswap stored_pages=$(zstat stored_pages)"
+[ "$objs" = 0 ] || err="$err objs_used=$objs with no swap left"
+set_zpool zsmalloc
+i=0
+while [ $i -lt 60 ] && [ "$(npools)" -gt 0 ]; do i=$((i + 1)); sleep 0.5; done
+[ "$(npools)" = 0 ] || err="$err $(npools) pool(s) of ours still exist with zpool=zsmalloc: $(ls $OD)"
+i=0
+while [ $i -lt 30 ] && loaded; do rmmod zsmalloc_mod 2>/dev/null || sleep 1; i=$((i + 1)); done
+loaded && err="$err rmmod still refused: $(grep '^zsmalloc_mod ' /proc/modules)"
+end_free=$(memfree)
+end_zspages=$(vmstat nr_zspages)
+[ "$end_zspages" = "$base_zspages" ] || err="$err nr_zspages $end_zspages, baseline $base_zspages"
+lost=$((base_free - end_free))
+[ $lost -le "$memfree_tol_kb" ] || err="$err MemFree ${lost}kB below baseline (tolerance ${memfree_tol_kb}kB)"
+note "teardown: nr_zspages $base_zspages -> $end_zspages; MemFree ${base_free}kB -> ${end_free}kB (lost ${lost}kB, tolerance ${memfree_tol_kb}kB)"
+note "zswap at the end: $(for f in stored_pages pool_total_size reject_alloc_fail reject_kmemcache_fail reject_reclaim_fail reject_compress_poor written_back_pages; do printf '%s=%s ' $f "$(zstat $f)"; done)"
+result "teardown: pools empty and gone, module unloads, nr_zspages and MemFree back" "$err"
+
+# ---- 8 dmesg --------------------------------------------------------------
+splat='BUG:|WARNING:|Oops|KASAN|UBSAN:|kernel BUG at|general protection fault|possible circular locking|possible recursive locking|inconsistent lock state|INFO: |list_(add|del) corruption|Bad page'
+hits=$(dmesg | tail -n +$((dmesg_start + 1)) | grep -E "$splat" | head -5)
+if [ -n "$hits" ]; then
+	echo "$hits" | sed 's/^/# dmesg: /'
+	nok "no kernel splat during the run"
+else
+	ok "no kernel splat during the run ($(dmesg | grep -c 'FAULT_INJECTION') fault injection reports)"
+fi
+exit $failed

@@ -1,0 +1,102 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Host side of the stress runs: build zsmalloc_mod.ko (in a copy of the
+# tree, so the working tree's build products stay as they are) and the static
+# storm writer, boot a guest with vm/run-guest.sh running
+# stress/guest-stress.sh, and judge it (vm/verdict.sh: TAP + kernel splats).
+#
+# usage: stress/run.sh [--secs S] [--kernel stock|debug|BZIMAGE] [--ko FILE]
+#                      [--writers N] [--mib M] [--mem SIZE] [--smp N]
+#                      [--log FILE] [--timeout S]
+#   --secs S      time budget of the guest's timed phases (default 120)
+#   --kernel      stock: /boot/vmlinuz-<vm/abi.sh> (default); debug: the
+#                 KUnit test kernel (kunit/build-kernel.sh, must exist already)
+#   --ko FILE     use this module instead of building one
+# Exit: 0 pass, 1 fail (vm/verdict.sh), 2 usage/build error.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/.." && pwd)
+
+secs=120 kernel=stock ko= writers=4 mib=40 mem=1G smp=2 log= timeout=
+while [ $# -gt 0 ]; do
+	case $1 in
+	--secs) secs=$2; shift ;;
+	--kernel) kernel=$2; shift ;;
+	--ko) ko=$2; shift ;;
+	--writers) writers=$2; shift ;;
+	--mib) mib=$2; shift ;;
+	--mem) mem=$2; shift ;;
+	--smp) smp=$2; shift ;;
+	--log) log=$2; shift ;;
+	--timeout) timeout=$2; shift ;;
+	-h | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+	*) echo "stress: unknown option $1" >&2; exit 2 ;;
+	esac
+	shift
+done
+
+case $kernel in
+stock)
+	abi=$("$top/vm/abi.sh")
+	image=/boot/vmlinuz-$abi
+	kdir=/usr/src/linux-headers-$abi
+	tag=stock
+	mods=(--modprobe virtio_blk)
+	;;
+debug)
+	# The test kernel is another helper's job: use it only once it is built
+	# (build-kernel.sh prints the directory of a complete build at once).
+	kd=$(ZSMOD_CACHE=${ZSMOD_CACHE:-/var/cache/zsmalloc_mod} "$top/kunit/build-kernel.sh" -q 2>/dev/null) || {
+		echo "stress: no debug kernel (kunit/build-kernel.sh failed)" >&2; exit 2; }
+	image=$kd/build/arch/x86/boot/bzImage
+	kdir=$kd/build
+	tag=debug
+	mods=()
+	;;
+*)
+	image=$kernel
+	kdir=${KDIR:?set KDIR to the build tree of $kernel}
+	tag=custom
+	mods=()
+	;;
+esac
+[ -f "$image" ] || { echo "stress: no kernel image $image" >&2; exit 2; }
+
+out=$top/out/stress
+mkdir -p "$out"
+[ -n "$log" ] || log=$out/$tag-$secs.log
+
+if [ -z "$ko" ]; then
+	bdir=$out/build-$tag
+	mkdir -p "$bdir"
+	rsync -a --delete --exclude=/out --exclude=/.git --exclude=/selftests \
+		--exclude=/stress --exclude='*.o' --exclude='*.ko' --exclude='*.mod' \
+		--exclude='*.mod.c' --exclude='.*.cmd' --exclude=modules.order \
+		--exclude=Module.symvers "$top/" "$bdir/"
+	make -C "$bdir" KDIR="$kdir" modules >"$out/build-$tag.log" 2>&1 || {
+		tail -30 "$out/build-$tag.log" >&2
+		echo "stress: module build failed ($out/build-$tag.log)" >&2
+		exit 2
+	}
+	ko=$bdir/zsmalloc_mod.ko
+fi
+make -s -C "$here" >/dev/null || { echo "stress: building stress/bin failed" >&2; exit 2; }
+
+# Guest time is TCG time: the phases take about secs plus a fixed ~150 s of
+# setup, drains and teardown; the debug kernel (KASAN, lockdep) is slower.
+if [ -z "$timeout" ]; then
+	timeout=$((secs * 3 + 400))
+	[ "$tag" = debug ] && timeout=$((secs * 5 + 900))
+fi
+rc=0
+echo "stress: $tag kernel $image, module $ko, secs=$secs writers=$writers mib=$mib, log $log" >&2
+"$top/vm/run-guest.sh" --kernel "$image" --init-script "$here/guest-stress.sh" \
+	${mods[@]+"${mods[@]}"} --ko "$ko" --disk 1G --mem "$mem" --smp "$smp" \
+	--files "$here/bin/storm:/root/stress/storm" \
+	--append "zsstress_secs=$secs zsstress_writers=$writers zsstress_mib=$mib" \
+	--log "$log" --timeout "$timeout" || rc=$?
+tap=${log%.log}.tap
+# The counts, for whoever called us.
+tr -d '\r' <"$tap" | grep -E '^(not )?ok |^# (storm|races|rmmod|load|faults|teardown|baseline|during|zswap|storm )' >&2 || true
+exit $rc
