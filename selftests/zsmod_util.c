@@ -186,7 +186,8 @@ int zsmod_pool_dir(char *buf, size_t len)
 
 		if (strncmp(de->d_name, "zswap", 5))
 			continue;
-		n = strtol(de->d_name + 5, NULL, 10);
+		/* zswap names its pools "zswap%x": hexadecimal. */
+		n = strtol(de->d_name + 5, NULL, 16);
 		if (n > best) {
 			best = n;
 			snprintf(buf, len, ZSMOD_DEBUGFS "/%s", de->d_name);

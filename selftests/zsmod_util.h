@@ -48,8 +48,9 @@ int zswap_backend(char *buf, size_t len);
 long zswap_stat(const char *name);
 
 /*
- * Our newest pool's debugfs directory (zswap names pools zswap1, zswap2...;
- * the highest number is the pool zswap uses now): 0, or -ENOENT.
+ * Our newest pool's debugfs directory: zswap names pools "zswap%x" (zswap9,
+ * zswapa, ...) and the highest number is the pool zswap uses now.
+ * Returns 0, or -ENOENT.
  */
 int zsmod_pool_dir(char *buf, size_t len);
 /* A counter of <pool>/stats, or -1. */
