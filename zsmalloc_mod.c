@@ -173,6 +173,7 @@ struct zsmod_pool {
 	atomic_long_t pages_allocated;
 	struct zsmod_counters counters;
 	atomic_t compaction_in_progress;
+	struct delayed_work compact_work;
 	struct work_struct free_work;
 	struct shrinker *shrinker;
 	struct dentry *debugfs_dir;
@@ -199,6 +200,18 @@ static bool shrinker_enabled = true;
 module_param(shrinker_enabled, bool, 0644);
 MODULE_PARM_DESC(shrinker_enabled,
 		 "Let memory pressure trigger pool compaction (default: Y)");
+
+/*
+ * Our shrinker is not memcg aware, so reclaim inside a memory cgroup (how
+ * most zswap users run) never calls it. Frees therefore schedule a
+ * compaction of the classes where it pays, after a pause that lets a burst
+ * of frees empty whole zspages first.
+ */
+static bool auto_compact = true;
+module_param(auto_compact, bool, 0644);
+MODULE_PARM_DESC(auto_compact,
+		 "Compact a size class in the background once compaction would free two zspages (default: Y)");
+#define ZSMOD_AUTO_COMPACT_DELAY	(2 * HZ)
 
 #ifdef CONFIG_COMPACTION
 static const struct movable_operations zsmod_mops;
@@ -367,6 +380,23 @@ static struct zspage *find_zspage_with_room(struct size_class *class)
 			return zspage;
 	}
 	return NULL;
+}
+
+/**
+ * class_compaction_pays() - could compacting a class free two zspages?
+ * @class: the class; its lock is held, or the answer is a hint
+ *
+ * Return: true if so.
+ */
+static bool class_compaction_pays(struct size_class *class)
+{
+	/* data_race: without the lock a stale answer only delays a run */
+	unsigned long allocated = data_race(class->stat[CLASS_OBJS_ALLOCATED]);
+	/* data_race: as above */
+	unsigned long used = data_race(class->stat[CLASS_OBJS_INUSE]);
+
+	return allocated > used &&
+	       allocated - used >= 2UL * class->objs_per_zspage;
 }
 
 /* ---- object slots ---------------------------------------------------- */
@@ -981,6 +1011,7 @@ void zsmod_free(struct zsmod_pool *pool, unsigned long handle)
 	struct size_class *class;
 	struct zspage *zspage;
 	unsigned long obj;
+	bool compact;
 
 	if (!handle)
 		return;
@@ -999,11 +1030,15 @@ void zsmod_free(struct zsmod_pool *pool, unsigned long handle)
 	if (fix_fullness(class, zspage) != ZS_INUSE_RATIO_0 ||
 	    !free_zspage(pool, class, zspage))
 		zspage = NULL;
+	compact = READ_ONCE(auto_compact) && class_compaction_pays(class);
 	spin_unlock(&class->lock);
 
 	if (zspage)
 		release_zspage(zspage);
 	handle_free(handle);
+	if (compact)
+		schedule_delayed_work(&pool->compact_work,
+				      ZSMOD_AUTO_COMPACT_DELAY);
 }
 EXPORT_SYMBOL_GPL(zsmod_free);
 
@@ -1256,6 +1291,37 @@ static unsigned long compact_class(struct zsmod_pool *pool,
 }
 
 /**
+ * compact_pool() - compact a pool's classes
+ * @pool: the pool
+ * @only_paying: skip the classes where class_compaction_pays() is false
+ *
+ * Only one compaction runs per pool at a time; a concurrent call returns
+ * at once.
+ *
+ * Return: the number of pages freed.
+ */
+static unsigned long compact_pool(struct zsmod_pool *pool, bool only_paying)
+{
+	unsigned long freed = 0;
+	int i;
+
+	if (atomic_xchg(&pool->compaction_in_progress, 1))
+		return 0;
+	for (i = pool->nr_classes - 1; i >= 0; i--) {
+		struct size_class *class = pool->classes[i];
+
+		if (only_paying && !class_compaction_pays(class))
+			continue;
+		freed += compact_class(pool, class);
+		cond_resched();
+	}
+	atomic_long_add(freed, &pool->counters.pages_compacted);
+	atomic_long_inc(&pool->counters.compactions);
+	atomic_set(&pool->compaction_in_progress, 0);
+	return freed;
+}
+
+/**
  * zsmod_compact() - move objects to free as many zspages as possible
  * @pool: the pool
  *
@@ -1267,21 +1333,21 @@ static unsigned long compact_class(struct zsmod_pool *pool,
  */
 unsigned long zsmod_compact(struct zsmod_pool *pool)
 {
-	unsigned long freed = 0;
-	int i;
-
-	if (atomic_xchg(&pool->compaction_in_progress, 1))
-		return 0;
-	for (i = pool->nr_classes - 1; i >= 0; i--) {
-		freed += compact_class(pool, pool->classes[i]);
-		cond_resched();
-	}
-	atomic_long_add(freed, &pool->counters.pages_compacted);
-	atomic_long_inc(&pool->counters.compactions);
-	atomic_set(&pool->compaction_in_progress, 0);
-	return freed;
+	return compact_pool(pool, false);
 }
 EXPORT_SYMBOL_GPL(zsmod_compact);
+
+/**
+ * auto_compact_work() - background compaction where it pays
+ * @work: the pool's compact_work
+ */
+static void auto_compact_work(struct work_struct *work)
+{
+	struct zsmod_pool *pool = container_of(to_delayed_work(work),
+					       struct zsmod_pool, compact_work);
+
+	compact_pool(pool, true);
+}
 
 /**
  * zsmod_shrinker_count() - shrinker: pages compaction could free
@@ -1885,6 +1951,7 @@ struct zsmod_pool *zsmod_create_pool(const char *name)
 	if (!pool)
 		return NULL;
 	INIT_WORK(&pool->free_work, deferred_free_work);
+	INIT_DELAYED_WORK(&pool->compact_work, auto_compact_work);
 	pool->name = kstrdup(name ? name : "unnamed", GFP_KERNEL);
 	if (!pool->name || zsmod_create_classes(pool))
 		goto err;
@@ -1979,6 +2046,7 @@ void zsmod_destroy_pool(struct zsmod_pool *pool)
 	if (!pool)
 		return;
 	shrinker_free(pool->shrinker);
+	cancel_delayed_work_sync(&pool->compact_work);
 	debugfs_remove_recursive(pool->debugfs_dir);
 	flush_work(&pool->free_work);
 
