@@ -1,0 +1,110 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Check dkms.conf for real: `dkms add` + `dkms build -k <abi>` of the work
+# tree against the stock Debian 6.12 headers, then `dkms remove` again.
+#
+#  1. install dkms and linux-headers-<abi> from apt when missing; <abi> is
+#     vm/abi.sh's newest Debian 6.12 ABI (or $1)
+#  2. stage the work tree's files (tracked or untracked, not ignored) as
+#     /usr/src/zsmalloc_mod-<version>-dkmscheck: a version of its own, so an
+#     installed zsmalloc_mod/<version> is never touched
+#  3. dkms add, dkms build -k <abi>; check the .ko DKMS built: its name,
+#     vermagic (<abi>), alias zpool-zsmalloc_mod
+#  4. dkms remove --all and delete the staged source, also on failure
+#
+# usage: scripts/dkms-check.sh [ABI]
+# Exit status: 0 when the build succeeded and the module checks out.
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+
+say() { echo "dkms-check: $*"; }
+die() { echo "dkms-check: FAIL: $*" >&2; exit 1; }
+
+export DEBIAN_FRONTEND=noninteractive
+updated=
+apt_update() { [ -n "$updated" ] || { apt-get update -q >/dev/null; updated=1; }; }
+installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'ok installed'; }
+apt_install() {
+	apt_update
+	say "installing $*"
+	apt-get install -y -q --no-install-recommends "$@" >/tmp/zsmod-dkms-apt.log 2>&1 ||
+		{ tail -20 /tmp/zsmod-dkms-apt.log >&2; die "apt-get install $* failed"; }
+}
+
+# --- 1. packages ------------------------------------------------------------
+abi=${1:-}
+if [ -z "$abi" ]; then
+	abi=$(./vm/abi.sh 2>/dev/null || { apt_update; ./vm/abi.sh; }) || die "no 6.12 ABI"
+fi
+want=()
+installed dkms || want+=(dkms)
+installed "linux-headers-$abi" || want+=("linux-headers-$abi")
+[ ${#want[@]} = 0 ] || apt_install "${want[@]}"
+kdir=/usr/src/linux-headers-$abi
+[ -f "$kdir/.config" ] || die "no $kdir/.config"
+
+name=$(sed -n 's/^PACKAGE_NAME="\{0,1\}\([^"]*\)"\{0,1\}$/\1/p' dkms.conf)
+ver=$(sed -n 's/^PACKAGE_VERSION="\{0,1\}\([^"]*\)"\{0,1\}$/\1/p' dkms.conf)
+[ "$name" = zsmalloc_mod ] || die "dkms.conf: PACKAGE_NAME is '$name'"
+[ -n "$ver" ] || die "dkms.conf: no PACKAGE_VERSION"
+cver=$ver-dkmscheck
+src=/usr/src/$name-$cver
+say "$name $ver (checked as $cver) for $abi, dkms $(dkms --version | sed 's/^dkms-//')"
+
+# --- 4. cleanup, whatever happens -------------------------------------------
+cleanup() {
+	if dkms status "$name/$cver" 2>/dev/null | grep -q .; then
+		dkms remove "$name/$cver" --all >/tmp/zsmod-dkms-remove.log 2>&1 ||
+			{ cat /tmp/zsmod-dkms-remove.log >&2; echo "dkms-check: dkms remove failed" >&2; }
+	fi
+	rm -rf "$src" "/var/lib/dkms/$name/$cver"
+	rmdir "/var/lib/dkms/$name" 2>/dev/null || true
+}
+trap cleanup EXIT
+cleanup
+
+# --- 2. stage the sources ---------------------------------------------------
+mkdir -p "$src"
+if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+	# tracked and untracked, not ignored, files as they are in the work
+	# tree (deleted ones skipped): what `git add -A` would commit
+	git ls-files -z --cached --others --exclude-standard | while IFS= read -r -d '' f; do
+		[ -e "$f" ] && printf '%s\0' "$f"
+	done | tar --null -T - -cf - | tar -xf - -C "$src"
+else
+	tar --exclude=./out --exclude=./.git --exclude='*.o' --exclude='*.ko' -cf - . |
+		tar -xf - -C "$src"
+fi
+sed -i "s/^PACKAGE_VERSION=.*/PACKAGE_VERSION=\"$cver\"/" "$src/dkms.conf"
+
+# --- 3. add, build, check -----------------------------------------------------
+rc=0
+dkms add "$name/$cver" >/tmp/zsmod-dkms-add.log 2>&1 ||
+	{ cat /tmp/zsmod-dkms-add.log >&2; die "dkms add failed"; }
+say "dkms add: ok"
+t0=$SECONDS
+if dkms build "$name/$cver" -k "$abi" >/tmp/zsmod-dkms-build.log 2>&1; then
+	say "dkms build -k $abi: ok ($((SECONDS - t0)) s)"
+else
+	rc=$?
+	cat /tmp/zsmod-dkms-build.log >&2
+	log=/var/lib/dkms/$name/$cver/build/make.log
+	[ -f "$log" ] && tail -40 "$log" >&2
+	die "dkms build -k $abi failed with status $rc"
+fi
+dkms status "$name/$cver" 2>/dev/null | sed 's/^/dkms-check: status: /'
+
+ko=$(find "/var/lib/dkms/$name/$cver/$abi" -name 'zsmalloc_mod.ko*' | head -1)
+[ -n "$ko" ] || die "no zsmalloc_mod.ko under /var/lib/dkms/$name/$cver/$abi"
+vermagic=$(modinfo -F vermagic "$ko" | cut -d' ' -f1)
+alias=$(modinfo -F alias "$ko")
+say "built $ko: vermagic $vermagic, alias $alias"
+[ "$vermagic" = "$abi" ] || die "vermagic $vermagic is not $abi"
+[ "$alias" = zpool-zsmalloc_mod ] || die "alias is '$alias', not zpool-zsmalloc_mod"
+if grep -q 'warning:' "/var/lib/dkms/$name/$cver/build/make.log" 2>/dev/null; then
+	grep 'warning:' "/var/lib/dkms/$name/$cver/build/make.log" | head -20 >&2
+	die "compiler warnings in the DKMS build"
+fi
+say "PASS"
