@@ -129,8 +129,8 @@ static void test_compact(const char *path, const char *pool)
 
 	err = write_str(path, "1");
 	c1 = zsmod_stat(pool, "compactions");
-	ksft_test_result(!err && c1 > c0, "control: compact <- '1' accepted, compactions %ld -> %ld\n",
-			 c0, c1);
+	ksft_test_result(!err && c1 > c0,
+			 "control: compact <- '1' accepted, compactions %ld -> %ld\n", c0, c1);
 }
 
 static void test_bool(const char *path)

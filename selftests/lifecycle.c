@@ -157,9 +157,11 @@ int main(int argc, char **argv)
 	ksft_test_result(!err, "%d load/use/unload cycles (%d done, %s)\n", CYCLES, i,
 			 strerror(-err));
 
-	ksft_print_msg("after %d cycles: SUnreclaim %+ld kB, Percpu %+ld kB, VmallocUsed %+ld kB, MemFree %+ld kB, modules %+ld\n",
+	ksft_print_msg("after %d cycles: SUnreclaim %+ld kB, Percpu %+ld kB, VmallocUsed %+ld kB\n",
 		       CYCLES, b.sunreclaim - a.sunreclaim, b.percpu - a.percpu,
-		       b.vmalloc - a.vmalloc, b.memfree - a.memfree, b.modules - a.modules);
+		       b.vmalloc - a.vmalloc);
+	ksft_print_msg("  MemFree %+ld kB, modules %+ld\n", b.memfree - a.memfree,
+		       b.modules - a.modules);
 	for (i = 0; i < 8; i++)
 		ksft_print_msg("  %s %+ld kB\n", diag_keys[i], b.diag[i] - a.diag[i]);
 	ksft_print_msg("  nr_zspages %ld -> %ld\n", a.zspages, b.zspages);

@@ -23,11 +23,11 @@ struct column {
 	int n;
 };
 
-/* "name value" lines of every file in zswap's debugfs directory. */
+/* The counters of zswap's debugfs directory. */
 static void zswap_column(struct column *c)
 {
 	static const char *const names[] = { "stored_pages", "pool_total_size",
-		"same_filled_pages", "written_back_pages", "reject_compress_poor",
+		"written_back_pages", "reject_compress_poor",
 		"reject_compress_fail", "reject_alloc_fail", "reject_reclaim_fail",
 		"pool_limit_hit", NULL };
 	int i;
@@ -97,8 +97,9 @@ int main(int argc, char **argv)
 			p.max_mib = atol(optarg);
 	}
 	zswap_backend(backend, sizeof(backend));
-	printf("swapload: %ld MiB patterned + %ld MiB of files in a %ld MiB memcg, zswap backend %s\n",
-	       p.pattern_mib, p.file_mib, p.max_mib, backend);
+	printf("swapload: %ld MiB patterned + %ld MiB of files in a %ld MiB memcg,",
+	       p.pattern_mib, p.file_mib, p.max_mib);
+	printf(" zswap backend %s\n", backend);
 	if (wl_start(&j, &p)) {
 		wl_stop(&j);
 		fprintf(stderr, "swapload: the workload did not start\n");

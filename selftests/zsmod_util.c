@@ -222,8 +222,8 @@ int zsmod_classes_total(const char *pooldir, struct zsmod_total *t)
 		if (strncmp(line + strspn(line, " "), "Total", 5))
 			continue;
 		/* Total, 11 fullness columns, then the four we want. */
-		strtok_r(line, " \n", &save);
-		while ((tok = strtok_r(NULL, " \n", &save)) && n < 32)
+		strtok_r(line, "\n ", &save);
+		while ((tok = strtok_r(NULL, "\n ", &save)) && n < 32)
 			v[n++] = strtol(tok, NULL, 10);
 		found = 1;
 	}

@@ -59,6 +59,7 @@ long zsmod_stat(const char *pooldir, const char *name);
 struct zsmod_total {
 	long obj_allocated, obj_used, pages_used, freeable;
 };
+
 /* The "Total" line of <pool>/classes. */
 int zsmod_classes_total(const char *pooldir, struct zsmod_total *t);
 

@@ -5,7 +5,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,7 +23,7 @@
 /* Sources of real content: binaries and modules of the guest. */
 static const char *const file_roots[] = { "/lib/modules", "/root", "/bin/busybox" };
 
-static uint64_t xorshift(uint64_t *s)
+static unsigned long long xorshift(unsigned long long *s)
 {
 	*s ^= *s << 13;
 	*s ^= *s >> 7;
@@ -38,9 +37,9 @@ static uint64_t xorshift(uint64_t *s)
  * incompressible and lands in the huge classes. No page is all zeroes
  * (zero pages never reach zswap).
  */
-static void pattern_page(uint64_t *p, unsigned long i)
+static void pattern_page(unsigned long long *p, unsigned long i)
 {
-	uint64_t seed = (i + 1) * 0x9E3779B97F4A7C15ULL, word = seed | 1;
+	unsigned long long seed = (i + 1) * 0x9E3779B97F4A7C15ULL, word = seed | 1;
 	size_t rnd = i % 16 == 15 ? 3904 : 32 + (i * 97 % 29) * 64;
 	size_t k;
 
@@ -136,7 +135,7 @@ static int file_pass(char *buf, size_t len, int fill, long *bad)
 
 static long verify(char *pat, size_t npat, char *files, size_t flen)
 {
-	static uint64_t want[PAGE / 8];
+	static unsigned long long want[PAGE / 8];
 	long bad = 0, fbad;
 	size_t i;
 
@@ -167,7 +166,7 @@ static void child(const struct wl_job *j, const struct wl_params *p, int in, int
 	if (pat == MAP_FAILED)
 		_exit(11);
 	for (i = 0; i < npat; i++)
-		pattern_page((uint64_t *)(pat + i * PAGE), i);
+		pattern_page((unsigned long long *)(pat + i * PAGE), i);
 	if (flen) {
 		files = mmap(NULL, flen, PROT_READ | PROT_WRITE,
 			     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);

@@ -22,5 +22,5 @@ make -s -C selftests bin/swapload
 	--no-tap --log "$out/guest.log" &
 guest=$!
 # The guest script's stdout (the .tap stream) as it comes.
-tail -n +1 -f --pid=$guest "$out/guest.tap" | tr -d '\r' | grep -v '^# guest-init'
+tail -n +1 -f --pid=$guest "$out/guest.tap" | sed -u -e 's/\r$//' -e '/^# guest-init/d'
 wait $guest
