@@ -1,0 +1,101 @@
+#!/bin/sh
+# Guest side of bench/run.sh (one boot of the stock kernel, -icount).
+#
+# Kernel command line knobs (set by run.sh): zsb_rounds=N measured rounds
+# (plus one warm-up round 0), zsb_mib=M working set, zsb_micro=0 skips the
+# micro-benchmark module, zsb_micro_args="k=v+k=v" its module parameters.
+# Every result goes to the TAP stream (the second serial port): "# e2e ..."
+# and "# micro ..." comment lines, one "ok"/"not ok" per step.
+rounds=${zsb_rounds:-5}
+[ "${zsb_e2e:-1}" = 0 ] && rounds=-1
+mib=${zsb_mib:-64}
+micro=${zsb_micro:-1}
+backends="zsmalloc zbud zsmalloc_mod"
+corpus=/root/corpus,/bin/busybox
+bin=/root/bench/zsmod_swap
+cg=/sys/fs/cgroup/zsb
+
+plan=$(( (rounds + 1) * 3 + 2 ))
+[ "$micro" = 1 ] && plan=$((plan + 1))
+echo "TAP version 13"
+echo "1..$plan"
+n=0
+result() {	# result STATUS TEXT
+	n=$((n + 1))
+	if [ "$1" = 0 ]; then echo "ok $n $2"; else echo "not ok $n $2 # rc=$1"; fi
+}
+
+# --- setup: swap device, zswap on, a memcg. Swap goes to a brd RAM disk by
+# default (zsb_swap=ram): pages zswap rejects are then written and read
+# synchronously, without the virtio disk whose waits make -icount time jump.
+# zsb_swap=disk uses the virtio disk of run-guest.sh --disk instead.
+ok=0
+if [ "${zsb_swap:-ram}" = ram ]; then
+	rmmod brd 2>/dev/null
+	modprobe brd rd_nr=1 rd_size=$((mib * 2048)) || ok=1
+	swapdev=/dev/ram0
+else
+	swapdev=/dev/vda
+fi
+mkswap $swapdev >/dev/null && swapon $swapdev || ok=1
+echo 1 >/sys/module/zswap/parameters/enabled || ok=1
+echo lzo >/sys/module/zswap/parameters/compressor 2>/dev/null
+modprobe zsmalloc_mod || ok=1
+echo +memory >/sys/fs/cgroup/cgroup.subtree_control
+mkdir -p $cg || ok=1
+for f in /sys/module/zswap/parameters/*; do
+	echo "# param $(basename "$f")=$(cat "$f")"
+done
+echo "# swap: $(tail -n +2 /proc/swaps | tr -s ' ')"
+echo "# mem: $(grep MemTotal /proc/meminfo | tr -s ' ')"
+result $ok "setup (swap, zswap, memcg, zsmalloc_mod)"
+[ $ok = 0 ] || { echo "Bail out! setup failed"; exit 1; }
+
+# --- end to end: every backend once per round, order rotated per round
+r=0
+while [ $r -le "$rounds" ]; do
+	set -- $backends
+	k=0
+	while [ $k -lt $((r % 3)) ]; do
+		b=$1; shift; set -- "$@" "$b"; k=$((k + 1))
+	done
+	pos=0
+	for b in "$@"; do
+		pos=$((pos + 1))
+		echo "$b" >/sys/module/zswap/parameters/zpool
+		got=$(cat /sys/module/zswap/parameters/zpool)
+		sync
+		echo 3 >/proc/sys/vm/drop_caches
+		line=$($bin --cg $cg --mib "$mib" --corpus $corpus --tag "backend=$b round=$r pos=$pos")
+		rc=$?
+		[ "$got" = "$b" ] || rc=9
+		echo "# $line zpool=$got"
+		result $rc "e2e $b round $r"
+	done
+	r=$((r + 1))
+done
+echo zsmalloc >/sys/module/zswap/parameters/zpool
+
+# --- micro-benchmark module, fed with the same content stream
+if [ "$micro" = 1 ]; then
+	$bin --dump /tmp/corpus.bin --mib "${zsb_micro_mib:-16}" --corpus $corpus
+	args=$(echo "${zsb_micro_args:-}" | tr '+' ' ')
+	# shellcheck disable=SC2086
+	modprobe zsmod_bench src=/tmp/corpus.bin $args
+	rc=$?
+	if [ -r /sys/kernel/debug/zsmod_bench/results ]; then
+		sed 's/^/# /' /sys/kernel/debug/zsmod_bench/results
+		grep -q '^micro done' /sys/kernel/debug/zsmod_bench/results || rc=8
+	else
+		rc=7
+	fi
+	rmmod zsmod_bench
+	result $rc "micro zsmod_bench"
+fi
+
+# --- leftovers: every pool should be empty again
+echo "# end stored_pages=$(cat /sys/kernel/debug/zswap/stored_pages) pool_total_size=$(cat /sys/kernel/debug/zswap/pool_total_size)"
+for d in /sys/kernel/debug/zsmalloc_mod/*/; do
+	[ -d "$d" ] && sed "s|^|# end $(basename "$d") |" "$d/stats"
+done
+result 0 "teardown"
