@@ -57,3 +57,55 @@ html_theme_options = {
     'description': 'zsmalloc on the zpdesc memory descriptor',
     'page_width': '1100px',
 }
+
+
+# --- bench results ---------------------------------------------------------
+# ``.. zsmod-bench-results::`` shows bench/results/results.md (as text) and
+# every bench/results/*.png when `make bench` has produced them, and a note
+# saying how to produce them otherwise, so that the build never depends on
+# benchmark output being present.
+
+from docutils import nodes as _nodes
+from docutils.parsers.rst import Directive as _Directive
+from docutils.statemachine import ViewList as _ViewList
+from sphinx.util.nodes import nested_parse_with_titles as _nested_parse
+
+bench_results_dir = os.path.join(top, 'bench', 'results')
+
+
+class BenchResults(_Directive):
+    has_content = False
+
+    def run(self):
+        env = self.state.document.settings.env
+        md = os.path.join(bench_results_dir, 'results.md')
+        pngs = sorted(f for f in os.listdir(bench_results_dir)
+                      if f.endswith('.png')) \
+            if os.path.isdir(bench_results_dir) else []
+        lines = []
+        if os.path.isfile(md):
+            env.note_dependency(md)
+            lines += ['The latest results, ``bench/results/results.md``:', '',
+                      '.. literalinclude:: ../bench/results/results.md',
+                      '   :language: none', '']
+        for png in pngs:
+            env.note_dependency(os.path.join(bench_results_dir, png))
+            lines += ['.. figure:: ../bench/results/' + png,
+                      '   :width: 100%', '',
+                      '   ``bench/results/' + png + '``', '']
+        if not lines:
+            lines = ['No results have been committed yet: ``make bench`` '
+                     'writes them to ``bench/results/``.', '']
+        result = _ViewList()
+        src = env.doc2path(env.docname)
+        for i, line in enumerate(lines):
+            result.append(line, src, self.lineno + i)
+        node = _nodes.section()
+        node.document = self.state.document
+        _nested_parse(self.state, result, node)
+        return node.children
+
+
+def setup(app):
+    app.add_directive('zsmod-bench-results', BenchResults)
+    return {'parallel_read_safe': True}
