@@ -70,7 +70,8 @@ from docutils.parsers.rst import Directive as _Directive
 from docutils.statemachine import ViewList as _ViewList
 from sphinx.util.nodes import nested_parse_with_titles as _nested_parse
 
-bench_results_dir = os.path.join(top, 'bench', 'results')
+bench_results_dir = os.environ.get('ZSMOD_BENCH_RESULTS',
+                                   os.path.join(top, 'bench', 'results'))
 
 
 class BenchResults(_Directive):
@@ -82,15 +83,17 @@ class BenchResults(_Directive):
         pngs = sorted(f for f in os.listdir(bench_results_dir)
                       if f.endswith('.png')) \
             if os.path.isdir(bench_results_dir) else []
+        docdir = os.path.dirname(env.doc2path(env.docname))
+        rel = lambda p: os.path.relpath(p, docdir)
         lines = []
         if os.path.isfile(md):
             env.note_dependency(md)
             lines += ['The latest results, ``bench/results/results.md``:', '',
-                      '.. literalinclude:: ../bench/results/results.md',
+                      '.. literalinclude:: ' + rel(md),
                       '   :language: none', '']
         for png in pngs:
             env.note_dependency(os.path.join(bench_results_dir, png))
-            lines += ['.. figure:: ../bench/results/' + png,
+            lines += ['.. figure:: ' + rel(os.path.join(bench_results_dir, png)),
                       '   :width: 100%', '',
                       '   ``bench/results/' + png + '``', '']
         if not lines:
