@@ -19,13 +19,14 @@ int main(int argc, char **argv)
 	const char *backend = parse_backend(argc, argv);
 	struct wl_params p = { .name = "zsmod-writeback", .pattern_mib = 48,
 			       .file_mib = 16, .max_mib = 32 };
-	long zcur, wb0, wb, gwb0, gwb, bad;
+	long zcur, wb0, wb, gwb0, gwb, bad, used0 = -1, used1 = -1;
+	int ours = backend_is_ours(backend);
 	char limit[32], pool[256];
 	struct wl_job j;
 	int err;
 
 	ksft_print_header();
-	ksft_set_plan(6);
+	ksft_set_plan(7);
 	ksft_print_msg("backend %s\n", backend);
 
 	err = setup_zswap(backend);
@@ -43,6 +44,8 @@ int main(int argc, char **argv)
 	wb0 = wl_memcg_stat(&j, "zswpwb");
 	ksft_print_msg("memory.zswap.current %ld, zswpwb %ld\n", zcur, wb0);
 	ksft_test_result(zcur > 0, "the workload is in zswap\n");
+	if (ours && !zsmod_pool_dir(pool, sizeof(pool)))
+		used0 = zsmod_stat(pool, "objs_used");
 
 	/*
 	 * A quarter of the current usage: every later store finds the memcg
@@ -59,10 +62,17 @@ int main(int argc, char **argv)
 	gwb = zswap_stat("written_back_pages");
 	ksft_print_msg("zswpwb %ld -> %ld, written_back_pages %ld -> %ld, zswap.current %ld\n",
 		       wb0, wb, gwb0, gwb, wl_memcg_long(&j, "memory.zswap.current"));
-	if (backend_is_ours(backend) && !zsmod_pool_dir(pool, sizeof(pool)))
-		ksft_print_msg("pool objs_used %ld pages_used %ld\n",
-			       zsmod_stat(pool, "objs_used"), zsmod_stat(pool, "pages_used"));
 	ksft_test_result(wb > wb0 && gwb > gwb0, "zswap wrote entries back to disk\n");
+	/* Written-back entries leave the pool: it must hold fewer objects. */
+	if (ours) {
+		used1 = zsmod_stat(pool, "objs_used");
+		ksft_print_msg("pool objs_used %ld -> %ld, pages_used %ld\n", used0, used1,
+			       zsmod_stat(pool, "pages_used"));
+		ksft_test_result(used0 > 0 && used1 >= 0 && used1 < used0,
+				 "our pool shrank as entries were written back\n");
+	} else {
+		ksft_test_result_skip("our pool shrank (backend %s)\n", backend);
+	}
 	ksft_test_result(bad == 0, "data intact while writing back (%ld bad pages)\n", bad);
 
 	bad = wl_verify(&j);

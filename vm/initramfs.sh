@@ -38,7 +38,9 @@ done
 	echo "initramfs: --out, --kver and --init-script are required" >&2; exit 2; }
 
 busybox=${BUSYBOX:-/bin/busybox}
-file -L "$busybox" | grep -q 'statically linked' || {
+[ -x "$busybox" ] || { echo "initramfs: no $busybox (install busybox-static)" >&2; exit 1; }
+# A dynamic binary has a program interpreter (the initramfs has no libc).
+readelf -l "$busybox" 2>/dev/null | grep -q 'Requesting program interpreter' && {
 	echo "initramfs: $busybox is not static (install busybox-static)" >&2; exit 1; }
 
 root=$(mktemp -d "${TMPDIR:-/tmp}/zsmod-initramfs.XXXXXX")
