@@ -397,15 +397,22 @@ set_zpool zsmalloc_mod
 result "module load/unload while zswap is enabled" "$err"
 
 # ---- 6 fault injection ----------------------------------------------------
+# One half with fail_page_alloc, one with failslab, each restricted to the
+# writers (task-filter + make-it-fail, set by storm -F after its fill). Only
+# allocations that cannot reclaim are failed (ignore-gfp-wait=Y): zswap's
+# zpool_malloc() (our zspage pages, handles, zspage structs) and a few
+# others (swap cache xarray nodes: the page then simply stays in memory).
+# Page faults and zswap's own GFP_KERNEL allocations are left alone.
 FP=/sys/kernel/debug/fail_page_alloc FS=/sys/kernel/debug/failslab
 if [ -d $FP ] && [ -d $FS ]; then
-	err=
+	err= fsum=
 	budget=1000000
+	half=$(((t_fault + 1) / 2))
 	for d in $FP $FS; do
 		echo Y >$d/task-filter
-		echo 20 >$d/probability
+		echo 0 >$d/probability
 		echo 1 >$d/interval
-		echo $budget >$d/times
+		echo 0 >$d/times
 		echo 0 >$d/space
 		echo 1 >$d/verbose
 		echo Y >$d/ignore-gfp-wait
@@ -413,18 +420,37 @@ if [ -d $FP ] && [ -d $FS ]; then
 	echo N >$FP/ignore-gfp-highmem
 	echo 0 >$FP/min-order
 	set_zpool zsmalloc_mod
-	ra0=$(zstat reject_alloc_fail) rk0=$(zstat reject_kmemcache_fail)
-	t0=$(date +%s)
-	writers_start fault "$nwriters" "$mib" "$t_fault" -F
-	writers_wait fault
-	ra=$(($(zstat reject_alloc_fail) - ra0)) rk=$(($(zstat reject_kmemcache_fail) - rk0))
-	fp=$((budget - $(cat $FP/times))) fs=$((budget - $(cat $FS/times)))
-	for d in $FP $FS; do echo 0 >$d/probability; echo 0 >$d/times; done
-	err="$err$wr_err"
-	note "faults ($(($(date +%s) - t0))s): injected fail_page_alloc=$fp failslab=$fs; zswap reject_alloc_fail +$ra reject_kmemcache_fail +$rk; $wr_sum"
-	[ $((fp + fs)) -gt 0 ] || err="$err no fault was injected"
-	[ $ra -gt 0 ] || err="$err no allocation failure surfaced as a zswap reject"
-	result "fault injection on the writers: rejects, data intact" "$err"
+	for d in $FP $FS; do
+		fname=${d##*/}
+		echo 25 >$d/probability
+		echo $budget >$d/times
+		ra0=$(zstat reject_alloc_fail) rk0=$(zstat reject_kmemcache_fail)
+		rc0=$(zstat reject_compress_fail) st0=$(zstat stored_pages)
+		t0=$(date +%s)
+		writers_start "f$fname" "$nwriters" "$mib" "$half" -F
+		peak=0
+		while :; do
+			alive=0
+			for p in $w_pids; do kill -0 "$p" 2>/dev/null && alive=1; done
+			o=$(ostat objs_used)
+			[ "$o" -gt "$peak" ] && peak=$o
+			[ $alive = 0 ] && break
+			sleep 2
+		done
+		writers_wait "f$fname"
+		inj=$((budget - $(cat $d/times)))
+		echo 0 >$d/probability
+		echo 0 >$d/times
+		ra=$(($(zstat reject_alloc_fail) - ra0)) rk=$(($(zstat reject_kmemcache_fail) - rk0))
+		err="$err$wr_err"
+		note "faults $fname ($(($(date +%s) - t0))s): injected=$inj; zswap reject_alloc_fail +$ra reject_kmemcache_fail +$rk; our pool peak objs_used=$peak; $wr_sum"
+		fsum="$fsum $fname:injected=$inj,reject_alloc_fail=+$ra"
+		[ "$inj" -gt 0 ] || err="$err $fname: no fault injected"
+		[ "$ra" -gt 0 ] || err="$err $fname: no failure surfaced as a zswap reject_alloc_fail"
+		[ "$peak" -gt 0 ] || err="$err $fname: our pool stored nothing"
+	done
+	note "faults: pool stats now: $(cat "$OD"/*/stats 2>/dev/null | awk '{ s[$1] += $2 } END { for (k in s) printf "%s=%d ", k, s[k] }')"
+	result "fault injection on the writers:$fsum, data intact" "$err"
 else
 	skip "fault injection (no $FP / $FS in this kernel)"
 fi

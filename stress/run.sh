@@ -13,6 +13,7 @@
 #   --kernel      stock: /boot/vmlinuz-<vm/abi.sh> (default); debug: the
 #                 KUnit test kernel (kunit/build-kernel.sh, must exist already)
 #   --ko FILE     use this module instead of building one
+# Env: STRESS_KCFLAGS: extra KCFLAGS for the module build (workarounds)
 # Exit: 0 pass, 1 fail (vm/verdict.sh), 2 usage/build error.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -74,7 +75,8 @@ if [ -z "$ko" ]; then
 		--exclude=/stress --exclude='*.o' --exclude='*.ko' --exclude='*.mod' \
 		--exclude='*.mod.c' --exclude='.*.cmd' --exclude=modules.order \
 		--exclude=Module.symvers "$top/" "$bdir/"
-	make -C "$bdir" KDIR="$kdir" modules >"$out/build-$tag.log" 2>&1 || {
+	make -C "$bdir" KDIR="$kdir" ${STRESS_KCFLAGS:+KCFLAGS="$STRESS_KCFLAGS"} \
+		modules >"$out/build-$tag.log" 2>&1 || {
 		tail -30 "$out/build-$tag.log" >&2
 		echo "stress: module build failed ($out/build-$tag.log)" >&2
 		exit 2
