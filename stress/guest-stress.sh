@@ -176,19 +176,24 @@ l_hotplug() {
 	echo "cpu1_offline=$off cpu1_online=$on hotplug_errors=$e" >"$T/cnt.$1"
 }
 l_switch() {	# zswap zpool zsmalloc_mod <-> zsmalloc
-	local c=0 e=0 b
+	local c=0 e=0 l=0 b
 	while running "$1"; do
 		for b in zsmalloc zsmalloc_mod; do
+			loaded || [ $b = zsmalloc ] || l=$((l + 1))
 			if set_zpool $b; then c=$((c + 1)); else e=$((e + 1)); fi
-			sleep 1.5
+			# longer on zsmalloc: our old pools drain and rmmod can win,
+			# so the switch back races with (or follows) an unload
+			if [ $b = zsmalloc ]; then sleep 3; else sleep 1.5; fi
 		done
 	done
-	set_zpool zsmalloc_mod || e=$((e + 1))
-	echo "zpool_switches=$c switch_errors=$e" >"$T/cnt.$1"
+	echo "zpool_switches=$c switch_errors=$e switches_that_loaded_us=$l" >"$T/cnt.$1"
+	set_zpool zsmalloc_mod || echo "final switch to zsmalloc_mod failed" >>"$T/cnt.$1"
+	return
 }
 l_rmmod() {	# rmmod attempts; success only possible with no pool of ours
 	local refused=0 done=0 bad=0 pools
 	while running "$1"; do
+		cat "$T"/* >/dev/null 2>&1	# swap in tmpfs pages in old pools
 		pools=$(npools)
 		if rmmod zsmalloc_mod 2>/dev/null; then
 			done=$((done + 1))
