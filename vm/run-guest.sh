@@ -114,4 +114,5 @@ echo "run-guest: qemu exited with $rc after $(($(date +%s) - start)) s" >&2
 vargs=()
 [ "$rc" = 124 ] && vargs+=(--timed-out "$timeout")
 [ -n "$notap" ] && vargs+=(--no-tap)
-exec "$here/verdict.sh" ${vargs[@]+"${vargs[@]}"} "$log" "$tap"
+# Not exec: the EXIT trap must still remove the work directory and disk.
+"$here/verdict.sh" ${vargs[@]+"${vargs[@]}"} "$log" "$tap"
