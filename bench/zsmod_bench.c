@@ -12,16 +12,19 @@
  *
  * For each repetition and each allocator (order alternating), on a fresh
  * pool:
- *   malloc_write  zs_malloc + map(WO) + memcpy of the payload + unmap
- *   (density)     pool pages / stored payload bytes, everything allocated
- *   map_read      map(RO) + memcpy out + unmap, in a shuffled order
- *   (verify)      every object compared with its payload, untimed
- *   free          free in a shuffled order
- *   churn         refill (untimed), then random steps: an allocated object
- *                 is freed or read (half and half), a free one allocated
- *                 and written
- *   free_2threads refill (untimed), then two kthreads bound to two CPUs
- *                 free the interleaved halves of a shuffled order at once
+ *   malloc_write      zs_malloc + map(WO) + memcpy of the payload + unmap
+ *   (density)         pool pages / stored payload bytes, everything allocated
+ *   map_read          map(RO) + memcpy out + unmap, in a shuffled order
+ *   (verify)          every object compared with its payload, untimed
+ *   map_read_2threads two kthreads bound to two CPUs read the interleaved
+ *                     halves of a shuffled order at once
+ *   free              free in a shuffled order
+ *   malloc, map_write the two halves of malloc_write, timed apart
+ *   churn             random steps: an allocated object is freed or read
+ *                     (half and half), a free one allocated and written;
+ *                     then the pool's pages against the live bytes
+ *   free_2threads     refill (untimed), then two kthreads free the
+ *                     interleaved halves of a shuffled order at once
  * Timing: ktime_get_ns() around batches of "batch" operations; the result
  * per operation is the median of the batch means (and the overall mean).
  * Meant for a guest under qemu -icount, where time counts instructions.
@@ -183,9 +186,11 @@ static unsigned int *perm, *perm2;
 static unsigned long *handles;
 static u8 *scratch;
 
-enum { OP_MALLOC_WRITE, OP_MAP_READ, OP_FREE, OP_CHURN, OP_FREE_2T, NR_OPS };
+enum { OP_MALLOC_WRITE, OP_MALLOC, OP_MAP_WRITE, OP_MAP_READ, OP_READ_2T,
+       OP_FREE, OP_CHURN, OP_FREE_2T, NR_OPS };
 static const char *const op_names[NR_OPS] = {
-	"malloc_write", "map_read", "free", "churn", "free_2threads",
+	"malloc_write", "malloc", "map_write", "map_read", "map_read_2threads",
+	"free", "churn", "free_2threads",
 };
 
 struct samples {
@@ -198,6 +203,8 @@ static struct samples samples[NR_ALLOC][NR_OPS];
 
 struct alloc_result {
 	unsigned long pages;	/* pool pages with everything allocated */
+	unsigned long churn_pages;	/* pool pages at the end of the churn */
+	u64 churn_bytes;	/* payload bytes live at the end of the churn */
 	unsigned long fail;	/* failed mallocs */
 	unsigned long bad;	/* objects that read back wrong */
 };
@@ -378,20 +385,23 @@ static void free_all(const struct allocator *a, void *pool)
 	}
 }
 
-/* Two kthreads freeing at once. */
-struct free_thread {
+/* Two kthreads working at once: freeing, or reading (map RO + copy). */
+struct bench_thread {
 	const struct allocator *a;
 	void *pool;
-	unsigned int first;	/* frees perm2[first], perm2[first + 2], ... */
+	unsigned int first;	/* takes perm2[first], perm2[first + 2], ... */
+	bool read;
 	atomic_t *ready;
 	int *go;
 	u64 end;
+	unsigned long bad;
 	struct completion done;
+	u8 buf[PAGE_SIZE];
 };
 
-static int free_thread_fn(void *arg)
+static int bench_thread_fn(void *arg)
 {
-	struct free_thread *t = arg;
+	struct bench_thread *t = arg;
 	unsigned int j;
 
 	atomic_inc(t->ready);
@@ -399,21 +409,29 @@ static int free_thread_fn(void *arg)
 		cond_resched();
 	for (j = t->first; j < nobj; j += 2) {
 		unsigned int i = perm2[j];
+		void *p;
 
-		if (handles[i])
+		if (!handles[i])
+			continue;
+		if (!t->read) {
 			t->a->free(t->pool, handles[i]);
+			continue;
+		}
+		p = t->a->map(t->pool, handles[i], MM_RO);
+		memcpy(t->buf, p, obj_len[i]);
+		t->a->unmap(t->pool, handles[i]);
 	}
 	t->end = ktime_get_ns();
 	complete(&t->done);
 	return 0;
 }
 
-static int free_two_threads(const struct allocator *a, void *pool, u64 *ns)
+static int two_threads(const struct allocator *a, void *pool, bool read, u64 *ns)
 {
-	struct free_thread t[2];
+	struct bench_thread *t;
 	struct task_struct *k[2];
 	atomic_t ready = ATOMIC_INIT(0);
-	int go = 0, c, cpu[2];
+	int go = 0, c, cpu[2], ret = 0;
 	u64 start;
 	unsigned int i;
 
@@ -421,18 +439,27 @@ static int free_two_threads(const struct allocator *a, void *pool, u64 *ns)
 	cpu[1] = cpumask_next(cpu[0], cpu_online_mask);
 	if (cpu[1] >= nr_cpu_ids)
 		return -ENODEV;
+	t = kcalloc(2, sizeof(*t), GFP_KERNEL);
+	if (!t)
+		return -ENOMEM;
 	for (c = 0; c < 2; c++) {
-		t[c] = (struct free_thread){ .a = a, .pool = pool, .first = c,
-					     .ready = &ready, .go = &go };
+		t[c].a = a;
+		t[c].pool = pool;
+		t[c].first = c;
+		t[c].read = read;
+		t[c].ready = &ready;
+		t[c].go = &go;
 		init_completion(&t[c].done);
-		k[c] = kthread_create_on_cpu(free_thread_fn, &t[c], cpu[c], "zsb_free/%u");
+		k[c] = kthread_create_on_cpu(bench_thread_fn, &t[c], cpu[c], "zsb_bench/%u");
 		if (IS_ERR(k[c])) {
+			ret = PTR_ERR(k[c]);
 			if (c) {	/* let the first one finish an empty run */
+				t[0].read = true;
 				WRITE_ONCE(go, 1);
 				wake_up_process(k[0]);
 				wait_for_completion(&t[0].done);
 			}
-			return PTR_ERR(k[c]);
+			goto out;
 		}
 	}
 	wake_up_process(k[0]);
@@ -444,9 +471,80 @@ static int free_two_threads(const struct allocator *a, void *pool, u64 *ns)
 	wait_for_completion(&t[0].done);
 	wait_for_completion(&t[1].done);
 	*ns = max(t[0].end, t[1].end) - start;
-	for (i = 0; i < nobj; i++)
-		handles[i] = 0;
-	return 0;
+	if (!read)
+		for (i = 0; i < nobj; i++)
+			handles[i] = 0;
+out:
+	kfree(t);
+	return ret;
+}
+
+/* One timed pass over objects perm[0..nobj) (or 0..nobj), batch by batch. */
+enum { DO_MALLOC_WRITE, DO_MALLOC, DO_WRITE, DO_READ, DO_FREE };
+
+static void timed_pass(const struct allocator *a, void *pool, struct samples *s,
+		       struct alloc_result *res, int what, const unsigned int *order)
+{
+	unsigned int i, j, n;
+	u64 t;
+
+	for (i = 0; i < nobj; i += n) {
+		n = min(batch, nobj - i);
+		t = ktime_get_ns();
+		for (j = i; j < i + n; j++) {
+			unsigned int k = order ? order[j] : j;
+			void *p;
+
+			switch (what) {
+			case DO_MALLOC_WRITE:
+				if (write_obj(a, pool, k))
+					res->fail++;
+				break;
+			case DO_MALLOC:
+				if (a->malloc(pool, obj_len[k], &handles[k])) {
+					handles[k] = 0;
+					res->fail++;
+				}
+				break;
+			case DO_WRITE:
+				if (!handles[k])
+					break;
+				p = a->map(pool, handles[k], MM_WO);
+				memcpy(p, payload + obj_off[k], obj_len[k]);
+				a->unmap(pool, handles[k]);
+				break;
+			case DO_READ:
+				if (handles[k])
+					read_obj(a, pool, k);
+				break;
+			case DO_FREE:
+				if (handles[k])
+					a->free(pool, handles[k]);
+				break;
+			}
+		}
+		sample_add(s, ktime_get_ns() - t, n);
+		if (what == DO_FREE)
+			for (j = i; j < i + n; j++)
+				handles[order ? order[j] : j] = 0;
+		cond_resched();
+	}
+}
+
+static void verify_all(const struct allocator *a, void *pool, struct alloc_result *res)
+{
+	unsigned int i;
+
+	for (i = 0; i < nobj; i++) {
+		void *p;
+
+		if (!handles[i])
+			continue;
+		p = a->map(pool, handles[i], MM_RO);
+		if (memcmp(p, payload + obj_off[i], obj_len[i]))
+			res->bad++;
+		a->unmap(pool, handles[i]);
+	}
 }
 
 static int run_one(unsigned int ai, unsigned int rep)
@@ -465,59 +563,31 @@ static int run_one(unsigned int ai, unsigned int rep)
 	if (!pool)
 		return -ENOMEM;
 
-	/* malloc + write, in object order */
-	for (i = 0; i < nobj; i += n) {
-		n = min(batch, nobj - i);
-		t = ktime_get_ns();
-		for (j = i; j < i + n; j++)
-			if (write_obj(a, pool, j))
-				res->fail++;
-		sample_add(&s[OP_MALLOC_WRITE], ktime_get_ns() - t, n);
-		cond_resched();
-	}
+	/* malloc + write in object order, then the pool's size */
+	timed_pass(a, pool, &s[OP_MALLOC_WRITE], res, DO_MALLOC_WRITE, NULL);
 	if (rep == 0)
 		res->pages = a->total_pages(pool);
 
-	/* map + read, shuffled */
+	/* map + read, shuffled; checked; two readers at once */
 	shuffle(perm, nobj, 0x5eed0000ULL + rep);
-	for (i = 0; i < nobj; i += n) {
-		n = min(batch, nobj - i);
-		t = ktime_get_ns();
-		for (j = i; j < i + n; j++)
-			if (handles[perm[j]])
-				read_obj(a, pool, perm[j]);
-		sample_add(&s[OP_MAP_READ], ktime_get_ns() - t, n);
-		cond_resched();
-	}
-
-	/* verify, untimed */
-	for (i = 0; i < nobj; i++) {
-		void *p;
-
-		if (!handles[i])
-			continue;
-		p = a->map(pool, handles[i], MM_RO);
-		if (memcmp(p, payload + obj_off[i], obj_len[i]))
-			res->bad++;
-		a->unmap(pool, handles[i]);
-	}
+	timed_pass(a, pool, &s[OP_MAP_READ], res, DO_READ, perm);
+	verify_all(a, pool, res);
+	shuffle(perm2, nobj, 0x2eadULL + rep);
+	ret = two_threads(a, pool, true, &ns);
+	if (ret)
+		goto out;
+	sample_add(&s[OP_READ_2T], ns, nobj);
 
 	/* free, shuffled */
 	shuffle(perm, nobj, 0xf4eeULL + rep);
-	for (i = 0; i < nobj; i += n) {
-		n = min(batch, nobj - i);
-		t = ktime_get_ns();
-		for (j = i; j < i + n; j++)
-			if (handles[perm[j]])
-				a->free(pool, handles[perm[j]]);
-		sample_add(&s[OP_FREE], ktime_get_ns() - t, n);
-		for (j = i; j < i + n; j++)
-			handles[perm[j]] = 0;
-		cond_resched();
-	}
+	timed_pass(a, pool, &s[OP_FREE], res, DO_FREE, perm);
+
+	/* the two halves of malloc_write apart: malloc alone, then map + write */
+	timed_pass(a, pool, &s[OP_MALLOC], res, DO_MALLOC, NULL);
+	timed_pass(a, pool, &s[OP_MAP_WRITE], res, DO_WRITE, NULL);
+	verify_all(a, pool, res);
 
 	/* churn from a full pool */
-	fill_all(a, pool, res);
 	rnd_state = 0xc4u + rep;
 	steps = nobj * churn_mult;
 	for (i = 0; i < steps; i += n) {
@@ -540,18 +610,23 @@ static int run_one(unsigned int ai, unsigned int rep)
 		sample_add(&s[OP_CHURN], ktime_get_ns() - t, n);
 		cond_resched();
 	}
+	if (rep == 0) {
+		res->churn_pages = a->total_pages(pool);
+		for (i = 0; i < nobj; i++)
+			if (handles[i])
+				res->churn_bytes += obj_len[i];
+	}
+	verify_all(a, pool, res);
 	free_all(a, pool);
 
 	/* two threads freeing one full pool */
 	fill_all(a, pool, res);
 	shuffle(perm2, nobj, 0x2f2eeULL + rep);
-	ret = free_two_threads(a, pool, &ns);
-	if (ret) {
-		free_all(a, pool);
-	} else {
-		/* one sample per run: the time of the whole concurrent free */
+	ret = two_threads(a, pool, false, &ns);
+	if (!ret)	/* one sample per run: the time of the whole free */
 		sample_add(&s[OP_FREE_2T], ns, nobj);
-	}
+out:
+	free_all(a, pool);
 	a->destroy(pool);
 	return ret;
 }
@@ -578,11 +653,9 @@ static void report(void)
 	for (ai = 0; ai < NR_ALLOC; ai++) {
 		struct alloc_result *res = &results[ai];
 
-		emit("micro alloc=%s density pages=%lu payload_bytes=%llu objects=%u pages_per_mib=%llu.%03llu fail=%lu bad=%lu\n",
+		emit("micro alloc=%s density pages=%lu payload_bytes=%llu objects=%u churn_pages=%lu churn_bytes=%llu fail=%lu bad=%lu\n",
 		     allocators[ai].name, res->pages, payload_bytes, nobj,
-		     div_u64((u64)res->pages * (1 << 20), payload_bytes),
-		     div_u64((u64)res->pages * (1 << 20) * 1000, payload_bytes) % 1000,
-		     res->fail, res->bad);
+		     res->churn_pages, res->churn_bytes, res->fail, res->bad);
 		for (op = 0; op < NR_OPS; op++) {
 			struct samples *s = &samples[ai][op];
 			u64 med, mean;

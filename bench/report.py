@@ -1,0 +1,378 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Turn the guest's "# e2e" and "# micro" lines into CSV, results.md and
+gnuplot PNGs (called by bench/run.sh).
+
+usage: report.py --raw RAW.txt --meta META.txt --out DIR
+
+Every figure is also given as a ratio to the in-kernel zsmalloc of the same
+boot. End to end: medians over the measured rounds (round 0 is a warm-up and
+is left out); times as backend/zsmalloc (below 1 is faster), speed as
+zsmalloc/backend (above 1 is faster), density as backend/zsmalloc (above 1
+stores more per pool byte). Micro: medians of the per-batch mean times.
+"""
+import argparse
+import csv
+import os
+import statistics
+import subprocess
+
+BACKENDS = ["zsmalloc", "zbud", "zsmalloc_mod"]
+REJECTS = ["reject_compress_fail", "reject_compress_poor", "reject_alloc_fail",
+           "reject_reclaim_fail", "reject_kmemcache_fail"]
+MICRO_OPS = ["malloc_write", "malloc", "map_write", "map_read", "map_read_2threads",
+             "free", "churn", "free_2threads"]
+# Targets of the project, as ratios zsmalloc_mod / zsmalloc of the time per
+# operation (free_2threads: of the throughput, hence >=).
+MICRO_TARGETS = {"malloc_write": ("<=", 0.90), "map_read": ("<=", 0.75),
+                 "free_2threads": (">=", 1.30)}
+
+
+def kv(tokens):
+    d = {}
+    for t in tokens:
+        if "=" in t:
+            k, v = t.split("=", 1)
+            d[k] = v
+    return d
+
+
+def med(xs):
+    return statistics.median(xs) if xs else float("nan")
+
+
+def parse(raw):
+    e2e, micro, corpus, config, other = [], [], {}, {}, []
+    with open(raw) as f:
+        for line in f:
+            tok = line.split()
+            if len(tok) < 2 or tok[0] != "#":
+                continue
+            if tok[1] == "e2e":
+                e2e.append(kv(tok[2:]))
+            elif tok[1] == "micro" and len(tok) > 2:
+                d = kv(tok[2:])
+                if tok[2] == "corpus":
+                    corpus = d
+                elif tok[2] == "config":
+                    config = d
+                elif "alloc" in d:
+                    d["kind"] = "density" if "density" in tok else "op"
+                    micro.append(d)
+            else:
+                other.append(line.rstrip())
+    return e2e, micro, corpus, config, other
+
+
+def e2e_tables(runs, outdir):
+    rows = []
+    for r in runs:
+        stored, pool = int(r["stored_pages"]), int(r["pool_bytes"])
+        row = {
+            "backend": r["backend"], "round": int(r["round"]), "pos": int(r["pos"]),
+            "out_ms": int(r["out_ns"]) / 1e6, "in_ms": int(r["in_ns"]) / 1e6,
+            "verify_ms": int(r["verify_ns"]) / 1e6,
+            "pages": int(r["pages"]), "stored_pages": stored, "pool_bytes": pool,
+            "density": stored * 4096 / pool if pool > 0 else float("nan"),
+            "rejects": sum(int(r.get(k, 0)) for k in REJECTS),
+            "bad_pages": int(r["bad_pages"]), "reclaim_rc": int(r["reclaim_rc"]),
+            "memcur_after": int(r["memcur_after"]),
+            "written_back_pages": int(r["written_back_pages"]),
+        }
+        for k in REJECTS:
+            row[k] = int(r.get(k, 0))
+        row["total_ms"] = row["out_ms"] + row["in_ms"]
+        rows.append(row)
+    with open(os.path.join(outdir, "e2e_runs.csv"), "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
+        w.writeheader()
+        w.writerows(rows)
+
+    measured = [r for r in rows if r["round"] > 0] or rows
+    summ = {}
+    for b in BACKENDS:
+        rs = [r for r in measured if r["backend"] == b]
+        if not rs:
+            continue
+        s = {"backend": b, "rounds": len(rs)}
+        for k in ("out_ms", "in_ms", "total_ms", "density", "rejects", "stored_pages",
+                  "pool_bytes", "bad_pages", *REJECTS):
+            xs = [r[k] for r in rs]
+            s[k] = med(xs)
+            s[k + "_min"], s[k + "_max"] = min(xs), max(xs)
+        s["bad_pages_sum"] = sum(r["bad_pages"] for r in rs)
+        summ[b] = s
+    base = summ.get("zsmalloc")
+    for b, s in summ.items():
+        for k in ("out_ms", "in_ms", "total_ms"):
+            s[k + "_ratio"] = s[k] / base[k]
+            # paired: backend/zsmalloc within each round, then the median
+            pairs = []
+            for rnd in sorted({r["round"] for r in measured}):
+                x = [r[k] for r in measured if r["round"] == rnd and r["backend"] == b]
+                y = [r[k] for r in measured if r["round"] == rnd and r["backend"] == "zsmalloc"]
+                if x and y:
+                    pairs.append(x[0] / y[0])
+            s[k + "_paired_ratio"] = med(pairs)
+        s["speed_ratio"] = base["total_ms"] / s["total_ms"]
+        s["density_ratio"] = s["density"] / base["density"]
+        s["out_spread_pct"] = 100 * (s["out_ms_max"] - s["out_ms_min"]) / s["out_ms"]
+        s["in_spread_pct"] = 100 * (s["in_ms_max"] - s["in_ms_min"]) / s["in_ms"]
+    fields = list(next(iter(summ.values())).keys())
+    with open(os.path.join(outdir, "e2e_summary.csv"), "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=fields)
+        w.writeheader()
+        w.writerows(summ.values())
+    return rows, summ
+
+
+def micro_tables(micro, outdir):
+    ops = {(m["alloc"], m["op"]): m for m in micro if m["kind"] == "op"}
+    dens = {m["alloc"]: m for m in micro if m["kind"] == "density"}
+    rows = []
+    for op in MICRO_OPS:
+        zs, mod = ops.get(("zsmalloc", op)), ops.get(("zsmalloc_mod", op))
+        if not zs or not mod:
+            continue
+        zt, mt = float(zs["median_ns"]), float(mod["median_ns"])
+        row = {"op": op, "zsmalloc_ns": zt, "zsmalloc_mod_ns": mt,
+               "time_ratio": mt / zt, "throughput_ratio": zt / mt,
+               "mean_time_ratio": float(mod["mean_ns"]) / float(zs["mean_ns"]),
+               "zsmalloc_min_ns": float(zs["min_ns"]), "zsmalloc_max_ns": float(zs["max_ns"]),
+               "zsmalloc_mod_min_ns": float(mod["min_ns"]),
+               "zsmalloc_mod_max_ns": float(mod["max_ns"]),
+               "samples": int(zs["samples"]), "ops": int(zs["ops"])}
+        t = MICRO_TARGETS.get(op)
+        if t:
+            val = row["throughput_ratio"] if op == "free_2threads" else row["time_ratio"]
+            row["target"] = ("throughput " if op == "free_2threads" else "time ") + t[0] + " %.2f" % t[1]
+            row["met"] = "yes" if (val <= t[1] if t[0] == "<=" else val >= t[1]) else "NO"
+        else:
+            row["target"], row["met"] = "", ""
+        rows.append(row)
+    if "zsmalloc" in dens and "zsmalloc_mod" in dens:
+        zp, mp = int(dens["zsmalloc"]["pages"]), int(dens["zsmalloc_mod"]["pages"])
+        by = int(dens["zsmalloc"]["payload_bytes"])
+        czp, cmp_ = int(dens["zsmalloc"]["churn_pages"]), int(dens["zsmalloc_mod"]["churn_pages"])
+        cby = int(dens["zsmalloc"]["churn_bytes"])
+        if czp and cmp_ and cby == int(dens["zsmalloc_mod"]["churn_bytes"]):
+            rows.append({"op": "pages_after_churn", "zsmalloc_ns": czp / cby,
+                         "zsmalloc_mod_ns": cmp_ / cby, "time_ratio": cmp_ / czp,
+                         "throughput_ratio": czp / cmp_, "mean_time_ratio": cmp_ / czp,
+                         "zsmalloc_min_ns": czp, "zsmalloc_max_ns": czp,
+                         "zsmalloc_mod_min_ns": cmp_, "zsmalloc_mod_max_ns": cmp_,
+                         "samples": 1, "ops": cby, "target": "", "met": ""})
+        rows.append({"op": "pages_per_stored_byte", "zsmalloc_ns": zp / by,
+                     "zsmalloc_mod_ns": mp / by, "time_ratio": mp / zp,
+                     "throughput_ratio": zp / mp, "mean_time_ratio": mp / zp,
+                     "zsmalloc_min_ns": zp, "zsmalloc_max_ns": zp,
+                     "zsmalloc_mod_min_ns": mp, "zsmalloc_mod_max_ns": mp,
+                     "samples": 1, "ops": int(dens["zsmalloc"]["objects"]),
+                     "target": "<= 0.98", "met": "yes" if mp / zp <= 0.98 else "NO"})
+    if rows:
+        with open(os.path.join(outdir, "micro.csv"), "w", newline="") as f:
+            w = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
+            w.writeheader()
+            w.writerows(rows)
+    return rows, dens
+
+
+def gnuplot(script, outdir):
+    subprocess.run(["gnuplot"], input=script, text=True, cwd=outdir, check=True)
+
+
+def plots(rows, summ, mrows, outdir):
+    bs = [b for b in BACKENDS if b in summ]
+    with open(os.path.join(outdir, "e2e_times.dat"), "w") as f:
+        f.write("# backend out_med out_min out_max in_med in_min in_max\n")
+        for b in bs:
+            s = summ[b]
+            f.write("%s %.3f %.3f %.3f %.3f %.3f %.3f\n" % (
+                b, s["out_ms"], s["out_ms_min"], s["out_ms_max"],
+                s["in_ms"], s["in_ms_min"], s["in_ms_max"]))
+    with open(os.path.join(outdir, "e2e_density.dat"), "w") as f:
+        f.write("# backend density density_ratio\n")
+        for b in bs:
+            f.write("%s %.4f %.4f\n" % (b, summ[b]["density"], summ[b]["density_ratio"]))
+    common = """set terminal pngcairo size 1000,560 font "sans,11"
+set style data histograms
+set style fill solid 0.8 border -1
+set boxwidth 0.9
+set grid ytics
+set key top left
+set termoption noenhanced
+"""
+    gnuplot(common + """set output 'e2e_times.png'
+set title "zswap end to end (qemu -icount guest): median of rounds, bars = min..max"
+set ylabel "guest time (ms)"
+set yrange [0:*]
+set style histogram errorbars gap 2 lw 1.5
+plot 'e2e_times.dat' using 2:3:4:xtic(1) title "swap-out (memory.reclaim)" lc rgb "#4477aa", \\
+     '' using 5:6:7 title "swap-in (fault every page)" lc rgb "#ee8866"
+""", outdir)
+    gnuplot(common + """set output 'e2e_density.png'
+set title "zswap density: stored bytes / pool bytes (higher is better)"
+set ylabel "stored_pages*4096 / pool_total_size"
+set yrange [0:*]
+set style histogram clustered gap 2
+plot 'e2e_density.dat' using 2:xtic(1) title "density" lc rgb "#228833", \\
+     '' using 0:2:(sprintf("%.3f (%.3fx)", $2, $3)) with labels offset 0,1 notitle
+""", outdir)
+    # per-round times, to show repeatability and the rotation
+    with open(os.path.join(outdir, "e2e_rounds.dat"), "w") as f:
+        for b in bs:
+            f.write("# %s\n" % b)
+            for r in sorted((r for r in rows if r["backend"] == b), key=lambda r: r["round"]):
+                f.write("%d %.3f %.3f\n" % (r["round"], r["out_ms"], r["in_ms"]))
+            f.write("\n\n")
+    def per_round(col, what):
+        return ", ".join("'e2e_rounds.dat' index %d using 1:%d with linespoints pt 7 lw 2 "
+                         "title '%s'" % (i, col, b) for i, b in enumerate(bs))
+    gnuplot(common.replace("set style data histograms\n", "").replace("1000,560", "1000,760") +
+            """set output 'e2e_rounds.png'
+set multiplot layout 2,1 title "zswap end to end per round (round 0 = warm-up, not in the medians)"
+set ylabel "swap-out ms"
+set key outside right
+set xtics 1
+plot """ + per_round(2, "out") + """
+set xlabel "round"
+set ylabel "swap-in ms"
+plot """ + per_round(3, "in") + """
+unset multiplot
+""", outdir)
+    if mrows:
+        with open(os.path.join(outdir, "micro_ratio.dat"), "w") as f:
+            f.write("# op ratio(zsmalloc_mod/zsmalloc, time; pages for density) target\n")
+            for m in mrows:
+                tgt = {"malloc_write": 0.90, "map_read": 0.75, "free_2threads": 1 / 1.30,
+                       "pages_after_churn": float("nan"),
+                       "pages_per_stored_byte": 0.98}.get(m["op"], float("nan"))
+                f.write("%s %.4f %s\n" % (m["op"], m["time_ratio"],
+                                          "%.4f" % tgt if tgt == tgt else "NaN"))
+        gnuplot(common + """set output 'micro_ratio.png'
+set title "zsmod_bench: zsmalloc_mod / zsmalloc (time per op; pages for density). Below 1 is better"
+set ylabel "ratio"
+set yrange [0:1.4]
+set xtics rotate by -25
+set style histogram clustered gap 2
+set key top right
+plot 'micro_ratio.dat' using 2:xtic(1) title "measured ratio" lc rgb "#4477aa", \\
+     '' using 0:3 with points pt 9 ps 2.5 lc rgb "#cc3311" title "target (upper bound)", \\
+     '' using 0:2:(sprintf("%.3f", $2)) with labels offset 0,1 notitle, \\
+     1 with lines dt 2 lc rgb "black" title "zsmalloc = 1"
+""", outdir)
+
+
+def fmt(x, n=3):
+    return ("%%.%df" % n) % x
+
+
+def markdown(meta, rows, summ, mrows, corpus, config, other, outdir):
+    L = []
+    L.append("# zsmalloc_mod benchmark results\n")
+    L.append("Generated by `make bench` (bench/run.sh). Stock Debian 6.12 guest, qemu TCG "
+             "`-icount shift=0,sleep=off` (guest time counts instructions), 1 GiB, 2 vCPUs, "
+             "one boot for everything.\n")
+    L.append("```")
+    L.extend(meta)
+    L.append("```\n")
+    L.append("## End to end through zswap\n")
+    n = next(iter(summ.values()))["rounds"] if summ else 0
+    pages = rows[0]["pages"] if rows else 0
+    L.append("Workload `bench/zsmod_swap.c` (static) in a cgroup v2 memcg: %d pages "
+             "(%d MiB): every 20th page zero, every 20th random, the rest real file "
+             "content (stock .ko files, Python sources, busybox); pushed out with "
+             "memory.reclaim, faulted back, every page verified by hash. Compressor lzo. "
+             "Swap device: brd RAM disk (see notes). Medians of %d measured rounds "
+             "(backend order rotated each round; round 0 is a warm-up). Ratios are to the "
+             "in-kernel zsmalloc of the same boot.\n" % (pages, pages * 4096 >> 20, n))
+    L.append("| backend | swap-out ms | ratio | swap-in ms | ratio | out+in ms | speed vs zsmalloc | "
+             "stored pages | pool bytes | density | density ratio | rejects | bad pages |")
+    L.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    for b in BACKENDS:
+        if b not in summ:
+            continue
+        s = summ[b]
+        L.append("| %s | %s | %s | %s | %s | %s | %sx | %d | %d | %s | %sx | %d | %d |" % (
+            b, fmt(s["out_ms"], 1), fmt(s["out_ms_ratio"]), fmt(s["in_ms"], 1),
+            fmt(s["in_ms_ratio"]), fmt(s["total_ms"], 1), fmt(s["speed_ratio"]),
+            s["stored_pages"], s["pool_bytes"], fmt(s["density"]), fmt(s["density_ratio"]),
+            s["rejects"], s["bad_pages_sum"]))
+    L.append("")
+    L.append("Spread over rounds (max-min)/median: " + "; ".join(
+        "%s out %.2f%% in %.2f%%" % (b, summ[b]["out_spread_pct"], summ[b]["in_spread_pct"])
+        for b in BACKENDS if b in summ) + ". Paired ratios (per round, then median): " +
+        "; ".join("%s out %.3f in %.3f" % (b, summ[b]["out_ms_paired_ratio"],
+                                             summ[b]["in_ms_paired_ratio"])
+                  for b in BACKENDS if b in summ and b != "zsmalloc") + ".\n")
+    L.append("Rejects by kind (median per run): " + "; ".join(
+        "%s: %s" % (b, ", ".join("%s %d" % (k.replace("reject_", ""), summ[b][k])
+                                  for k in REJECTS if summ[b][k]) or "none")
+        for b in BACKENDS if b in summ) + ". The random pages do not compress below a page "
+        "(lzo), zswap rejects them (compress_fail) and they go to the swap device.\n")
+    L.append("![end to end times](e2e_times.png)\n")
+    L.append("![density](e2e_density.png)\n")
+    L.append("![per round](e2e_rounds.png)\n")
+    if mrows:
+        L.append("## Micro-benchmark (zsmod_bench.ko)\n")
+        L.append("zsmalloc_mod's API against the in-kernel zs_* API on identical operation "
+                 "sequences. Objects: %s pages of the same content stream, %s zero pages "
+                 "dropped, %s incompressible dropped, %s objects compressed with the kernel's "
+                 "lzo1x_1_compress (mean %s bytes, %s payload bytes). %s repetitions per "
+                 "allocator, order alternating, fresh pool each; time per op = median over "
+                 "batches of %s ops (ktime_get_ns).\n" % (
+                     corpus.get("pages"), corpus.get("zero"), corpus.get("incompressible"),
+                     corpus.get("objects"), corpus.get("avg_size"), corpus.get("payload_bytes"),
+                     config.get("reps"), config.get("batch")))
+        L.append("| op | zsmalloc ns/op | zsmalloc_mod ns/op | time ratio | throughput ratio | "
+                 "mean-based time ratio | target | met |")
+        L.append("|---|---|---|---|---|---|---|---|")
+        for m in mrows:
+            if m["op"] in ("pages_per_stored_byte", "pages_after_churn"):
+                L.append("| %s (pool pages) | %d | %d | %s | %s | - | %s | %s |" % (
+                    "pages per stored byte, all stored" if m["op"] == "pages_per_stored_byte"
+                    else "pages per live byte after churn",
+                    m["zsmalloc_min_ns"], m["zsmalloc_mod_min_ns"], fmt(m["time_ratio"]),
+                    fmt(m["throughput_ratio"]), m["target"], m["met"]))
+            else:
+                L.append("| %s | %s | %s | %s | %s | %s | %s | %s |" % (
+                    m["op"], fmt(m["zsmalloc_ns"], 1), fmt(m["zsmalloc_mod_ns"], 1),
+                    fmt(m["time_ratio"]), fmt(m["throughput_ratio"]),
+                    fmt(m["mean_time_ratio"]), m["target"], m["met"]))
+        L.append("")
+        L.append("Time ratio = zsmalloc_mod / zsmalloc (below 1: zsmalloc_mod faster); throughput "
+                 "ratio = its inverse. For the two page rows the ratio is of pool pages for the "
+                 "same stored bytes (below 1: denser).\n")
+        L.append("free_2threads, map_read_2threads: two kthreads bound to the two vCPUs free the interleaved "
+                 "halves of a full pool; ns/op = wall time of the whole free / objects. Under "
+                 "single-threaded TCG the vCPUs take turns and -icount charges both to one "
+                 "clock, so this measures instructions spent (lock spinning included), not "
+                 "parallel speed-up.\n")
+        L.append("![micro ratios](micro_ratio.png)\n")
+    L.append("## Guest environment\n")
+    L.append("```")
+    L.extend(o.lstrip("# ") for o in other)
+    L.append("```")
+    with open(os.path.join(outdir, "results.md"), "w") as f:
+        f.write("\n".join(L) + "\n")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--raw", required=True)
+    ap.add_argument("--meta", required=True)
+    ap.add_argument("--out", required=True)
+    a = ap.parse_args()
+    e2e, micro, corpus, config, other = parse(a.raw)
+    with open(a.meta) as f:
+        meta = [line.rstrip() for line in f]
+    if not e2e:
+        raise SystemExit("report: no e2e lines in " + a.raw)
+    rows, summ = e2e_tables(e2e, a.out)
+    mrows, _ = micro_tables(micro, a.out)
+    plots(rows, summ, mrows, a.out)
+    markdown(meta, rows, summ, mrows, corpus, config, other, a.out)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,104 @@
+#!/bin/bash
+# make bench: zsmalloc_mod against the in-kernel zsmalloc (and zbud), in one
+# boot of the stock Debian 6.12 kernel under qemu TCG with -icount (guest
+# time counts instructions, so timings repeat within about 1%).
+#
+#   1. build zsmalloc_mod.ko and bench/zsmod_bench.ko in a private copy of
+#      the tree (out/bench/build), and the static workload bench/zsmod_swap.c
+#   2. corpus of real content for the guest: decompressed .ko files of the
+#      stock kernel and Python sources (out/bench/corpus)
+#   3. one guest boot (bench/guest-bench.sh): end to end through zswap,
+#      every backend once per round, order rotated, round 0 a warm-up; then
+#      the micro-benchmark module on the same content stream
+#   4. bench/report.py: CSV, results.md and gnuplot PNGs in bench/results/
+#
+# usage: bench/run.sh [--rounds N] [--mib M] [--micro-mib M] [--micro-reps N]
+#                     [--swap ram|disk] [--no-micro] [--out DIR]
+# Environment: KDIR (kernel build tree), ABI (Debian kernel ABI).
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+
+rounds=7 mib=64 micro_mib=32 micro_reps=9 swap=ram micro=1
+results=$top/bench/results
+while [ $# -gt 0 ]; do
+	case $1 in
+	--rounds) rounds=$2; shift ;;
+	--mib) mib=$2; shift ;;
+	--micro-mib) micro_mib=$2; shift ;;
+	--micro-reps) micro_reps=$2; shift ;;
+	--swap) swap=$2; shift ;;
+	--no-micro) micro=0 ;;
+	--out) results=$2; shift ;;
+	*) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 2 ;;
+	esac
+	shift
+done
+
+t_start=$SECONDS
+abi=${ABI:-$(./vm/abi.sh)}
+kdir=${KDIR:-/usr/src/linux-headers-$abi}
+kernel=/boot/vmlinuz-$abi
+[ -f "$kernel" ] && [ -d "$kdir" ] || {
+	echo "bench: need $kernel and $kdir (make deps)" >&2; exit 1; }
+work=$top/out/bench
+mkdir -p "$work" "$results"
+
+# --- 1. build (a private copy: other builds in the tree are left alone)
+echo "=== build against $kdir"
+bdir=$work/build
+rm -rf "$bdir"
+mkdir -p "$bdir"
+rsync -a --exclude=/out --exclude=.git --exclude=/selftests/bin --exclude='*.ko' \
+	--exclude='*.o' --exclude='*.cmd' ./ "$bdir/"
+make -s -C "$bdir" KDIR="$kdir" modules >"$work/build.log" 2>&1 || {
+	tail -30 "$work/build.log"; exit 1; }
+gcc -O2 -Wall -Wextra -static -o "$work/zsmod_swap" bench/zsmod_swap.c
+
+# --- 2. corpus: about 24 MiB of modules, text, and busybox in the guest
+corpus=$work/corpus
+if [ ! -f "$corpus/.done" ]; then
+	echo "=== corpus"
+	rm -rf "$corpus"
+	mkdir -p "$corpus/ko" "$corpus/text"
+	find "/lib/modules/$abi/kernel/fs" -name '*.ko.xz' | sort | while read -r f; do
+		xz -dc "$f" >"$corpus/ko/$(basename "${f%.xz}")"
+		[ "$(du -sm "$corpus/ko" | cut -f1)" -ge 24 ] && break
+	done
+	find /usr/lib/python3*/ -maxdepth 1 -name '*.py' | sort | xargs cat |
+		head -c 8M >"$corpus/text/python-stdlib.txt"
+	touch "$corpus/.done"
+fi
+
+# --- 3. the guest
+echo "=== guest: $rounds rounds x {zsmalloc,zbud,zsmalloc_mod}, $mib MiB, swap on $swap"
+log=$work/guest.log
+tap=$work/guest.tap
+args=(--kernel "$kernel" --init-script bench/guest-bench.sh --icount
+	--mem 1G --smp 2 --timeout 1800 --modprobe brd
+	--ko "$bdir/zsmalloc_mod.ko" --ko "$bdir/bench/zsmod_bench.ko"
+	--files "$work/zsmod_swap:/root/bench/zsmod_swap"
+	--files "$corpus:/root/corpus" --log "$log"
+	--append "zsb_rounds=$rounds zsb_mib=$mib zsb_swap=$swap zsb_micro=$micro"
+	--append "zsb_micro_mib=$micro_mib zsb_micro_args=reps=$micro_reps")
+[ "$swap" = disk ] && args+=(--modprobe virtio_blk --disk 1G)
+t_guest=$SECONDS
+./vm/run-guest.sh "${args[@]}" || {
+	echo "bench: the guest run failed (log $log, tap $tap)" >&2; exit 1; }
+guest_s=$((SECONDS - t_guest))
+
+# --- 4. report
+{
+	echo "date=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
+	echo "commit=$(git rev-parse --short HEAD)"
+	echo "zsmalloc_mod.c sha1=$(sha1sum zsmalloc_mod.c | cut -c1-12) (git status: $(git status --short zsmalloc_mod.c zpdesc.h | tr '\n' ' '))"
+	echo "kernel=$abi"
+	echo "qemu=$(qemu-system-x86_64 --version | head -1)"
+	echo "host=$(nproc) CPUs, $(uname -r)"
+	echo "command=bench/run.sh --rounds $rounds --mib $mib --micro-mib $micro_mib --micro-reps $micro_reps --swap $swap$([ $micro = 1 ] || echo ' --no-micro')"
+	echo "guest_wall_s=$guest_s"
+	echo "total_wall_s=$((SECONDS - t_start))"
+} >"$work/meta.txt"
+tr -d '\r' <"$tap" | grep -E '^# (e2e |micro |param |swap:|mem:|end )' >"$results/raw.txt" || true
+python3 bench/report.py --raw "$results/raw.txt" --meta "$work/meta.txt" --out "$results"
+echo "=== done in $((SECONDS - t_start)) s: $results/results.md"
