@@ -162,7 +162,7 @@ int main(void)
 {
 	struct knob params[MAX_KNOBS], dbg[MAX_KNOBS];
 	int np, nd, i, plan = 0, err;
-	char pool[256];
+	char pool[256], autoc[8] = "";
 
 	memset(longstr, '9', sizeof(longstr) - 1);
 	ksft_print_header();
@@ -196,11 +196,16 @@ int main(void)
 			test_bool(params[i].path);
 		else if (params[i].writable)
 			refuse_all(params[i].path, any_garbage);
+	/* Background compaction would move the counters test_compact() watches. */
+	read_str(ZSMOD_PARAMS "/auto_compact", autoc, sizeof(autoc));
+	write_str(ZSMOD_PARAMS "/auto_compact", "N");
 	for (i = 0; i < nd; i++)
 		if (!strcmp(base(dbg[i].path), "compact"))
 			test_compact(dbg[i].path, pool);
 		else if (dbg[i].writable)
 			refuse_all(dbg[i].path, any_garbage);
+	if (autoc[0])
+		write_str(ZSMOD_PARAMS "/auto_compact", autoc);
 
 	err = 0;
 	for (i = 0; i < np + nd; i++) {

@@ -77,7 +77,7 @@ guest() {
 		files+=(--files "$t:/root/selftests/$(basename "$t")")
 	done
 	./vm/run-guest.sh --kernel "/boot/vmlinuz-$abi" --init-script vm/check-guest.sh \
-		--modprobe virtio_blk --disk 1G --mem 1G --smp 2 --timeout 1200 \
+		--modprobe virtio_blk --disk 1G --mem 1G --smp 2 --timeout 600 \
 		--ko "$bdir/zsmalloc_mod.ko" "${files[@]}" \
 		--files selftests/run_tests.sh:/root/selftests/run_tests.sh \
 		${only:+--append "zsmod_tests=${only//,/+}"} \
