@@ -24,9 +24,11 @@
 #                rmmod; repeated
 #   6 faults     fail_page_alloc + failslab, task-filter, on writers only
 #                (SKIP when the kernel has no fault injection)
-#   7 teardown   writers gone, swapoff; our pools empty then gone, rmmod
+#   7 incompressible  lz4 + random pages on zsmalloc and on us: oversized
+#                objects must be rejected as compress_poor on both
+#   8 teardown   writers gone, swapoff; our pools empty then gone, rmmod
 #                works, nr_zspages == baseline, MemFree within tolerance
-#   8 dmesg      no splat in the kernel log (the host's verdict checks too)
+#   9 dmesg      no splat in the kernel log (the host's verdict checks too)
 secs=${zsstress_secs:-120}
 nwriters=${zsstress_writers:-4}
 mib=${zsstress_mib:-40}
@@ -176,14 +178,22 @@ l_hotplug() {
 	echo "cpu1_offline=$off cpu1_online=$on hotplug_errors=$e" >"$T/cnt.$1"
 }
 l_switch() {	# zswap zpool zsmalloc_mod <-> zsmalloc
-	local c=0 e=0 l=0 b
+	local c=0 e=0 l=0 b i=0
 	while running "$1"; do
+		i=$((i + 1))
 		for b in zsmalloc zsmalloc_mod; do
 			loaded || [ $b = zsmalloc ] || l=$((l + 1))
 			if set_zpool $b; then c=$((c + 1)); else e=$((e + 1)); fi
-			# longer on zsmalloc: our old pools drain and rmmod can win,
-			# so the switch back races with (or follows) an unload
-			if [ $b = zsmalloc ]; then sleep 3; else sleep 1.5; fi
+			# Longer on zsmalloc, much longer every third time: our old
+			# pools drain (the writers read their pages back) and rmmod
+			# can win, so the switch back races with or follows an unload.
+			if [ $b = zsmalloc_mod ]; then
+				sleep 1.5
+			elif [ $((i % 3)) = 0 ]; then
+				sleep 12
+			else
+				sleep 3
+			fi
 		done
 	done
 	echo "zpool_switches=$c switch_errors=$e switches_that_loaded_us=$l" >"$T/cnt.$1"
@@ -270,7 +280,7 @@ writers_wait() {	# -> $wr_err (text), $wr_sum (counts)
 	[ "$mism" = 0 ] || wr_err="$wr_err $mism checksum mismatches"
 }
 
-phases=8
+phases=9
 echo "TAP version 13"
 echo "1..$phases"
 note "zsstress: secs=$secs writers=$nwriters mib=$mib kernel $(uname -r) cpus $(nproc)"
@@ -460,7 +470,33 @@ else
 	skip "fault injection (no $FP / $FS in this kernel)"
 fi
 
-# ---- 7 teardown and leak checks ---------------------------------------------
+# ---- 7 incompressible pages ------------------------------------------------
+# lz4 (unlike lzo) "succeeds" on random data with more than PAGE_SIZE of
+# output; zswap then asks the zpool for that size and counts the refusal as
+# reject_compress_poor when the zpool says -ENOSPC (what zsmalloc returns),
+# as reject_alloc_fail otherwise. Same workload on both backends.
+if echo lz4 >$Z/compressor 2>/dev/null; then
+	err= isum=
+	for b in zsmalloc zsmalloc_mod; do
+		set_zpool $b
+		ra0=$(zstat reject_alloc_fail) rp0=$(zstat reject_compress_poor)
+		writers_start "inc$b" 1 16 8 -k random
+		writers_wait "inc$b"
+		err="$err$wr_err"
+		ra=$(($(zstat reject_alloc_fail) - ra0)) rp=$(($(zstat reject_compress_poor) - rp0))
+		note "incompressible on $b (lz4): reject_compress_poor +$rp reject_alloc_fail +$ra; $wr_sum"
+		isum="$isum $b:poor=+$rp,alloc_fail=+$ra"
+		[ $rp -gt 0 ] || err="$err $b: reject_compress_poor did not rise"
+		[ $ra = 0 ] || err="$err $b: oversized objects counted as reject_alloc_fail (+$ra)"
+	done
+	echo lzo >$Z/compressor
+	set_zpool zsmalloc_mod
+	result "incompressible pages rejected as compress_poor:$isum" "$err"
+else
+	skip "incompressible pages (no lz4 compressor in this kernel)"
+fi
+
+# ---- 8 teardown and leak checks ---------------------------------------------
 err=
 memcgs_remove
 swapoff /dev/vda || err="$err swapoff failed"
@@ -483,7 +519,7 @@ note "teardown: nr_zspages $base_zspages -> $end_zspages; MemFree ${base_free}kB
 note "zswap at the end: $(cd $ZD && for f in *; do printf '%s=%s ' "$f" "$(cat "$f")"; done)"
 result "teardown: pools empty and gone, module unloads, nr_zspages and MemFree back" "$err"
 
-# ---- 8 dmesg --------------------------------------------------------------
+# ---- 9 dmesg --------------------------------------------------------------
 splat='BUG:|WARNING:|Oops|KASAN|UBSAN:|kernel BUG at|general protection fault|possible circular locking|possible recursive locking|inconsistent lock state|INFO: |list_(add|del) corruption|Bad page'
 hits=$(dmesg | tail -n +$((dmesg_start + 1)) | grep -E "$splat" | head -5)
 if [ -n "$hits" ]; then

@@ -20,7 +20,8 @@
  *   mixed    random prefix of any length, then a pattern: every size class
  *
  * usage: storm -n NAME [-c CGROUPDIR] [-m MIB] [-t SECONDS] [-s SEED]
- *              [-f FILE]... [-r RESULTFILE] [-F] [-v]
+ *              [-f FILE]... [-r RESULTFILE] [-k KIND] [-F] [-X] [-v]
+ *   -k KIND  only pages of that kind (zero, random, pattern, file, mixed)
  *   -X  flip one bit after the fill: the checker must count it (self-test)
  *   -F  write 1 to /proc/self/make-it-fail once filled (fault injection
  *       restricted to this task, and to the children it does not have)
@@ -148,6 +149,8 @@ static void write_page(size_t idx, uint32_t gen, int kind)
 	n_kind[kind]++;
 }
 
+static int only_kind = -1;	/* -k KIND: every page of that kind */
+
 static int pick_kind(uint64_t *s)
 {
 	/* file and mixed content dominate: they are what zswap stores */
@@ -156,6 +159,8 @@ static int pick_kind(uint64_t *s)
 		K_PATTERN, K_FILE, K_FILE, K_FILE, K_FILE, K_MIXED, K_MIXED,
 		K_MIXED, K_MIXED, K_MIXED };
 
+	if (only_kind >= 0)
+		return only_kind;
 	return table[xs(s) % 16];
 }
 
@@ -280,7 +285,7 @@ int main(int argc, char **argv)
 	size_t idx, k;
 	FILE *f;
 
-	while ((opt = getopt(argc, argv, "n:c:m:t:s:f:r:FvX")) != -1) {
+	while ((opt = getopt(argc, argv, "n:c:m:t:s:f:r:FvXk:")) != -1) {
 		switch (opt) {
 		case 'n': name = optarg; break;
 		case 'c': cg = optarg; break;
@@ -292,6 +297,15 @@ int main(int argc, char **argv)
 		case 'F': failme = 1; break;
 		case 'v': verbose = 1; break;
 		case 'X': corrupt = 1; break;
+		case 'k':
+			for (i = 0; i < K_NR; i++)
+				if (!strcmp(optarg, kind_name[i]))
+					only_kind = i;
+			if (only_kind < 0) {
+				fprintf(stderr, "storm: unknown kind %s\n", optarg);
+				return 2;
+			}
+			break;
 		default:
 			fprintf(stderr, "usage: storm -n NAME [-c CG] [-m MIB] [-t S] [-s SEED] [-f FILE]... [-r RES] [-F] [-v]\n");
 			return 2;
