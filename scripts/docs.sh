@@ -34,7 +34,9 @@ die() { echo "docs: ERROR: $*" >&2; exit 1; }
 
 # --- 1. Sphinx ------------------------------------------------------------
 installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'ok installed'; }
-if ! installed python3-sphinx || ! command -v sphinx-build >/dev/null; then
+# Debian's sphinx-build (#!/usr/bin/python3), whatever python3 is on PATH
+sphinx=/usr/bin/sphinx-build
+if ! installed python3-sphinx || [ ! -x "$sphinx" ]; then
 	say "installing python3-sphinx"
 	export DEBIAN_FRONTEND=noninteractive
 	{ apt-get install -y -q --no-install-recommends python3-sphinx ||
@@ -79,9 +81,10 @@ fi
 out=Documentation/output
 say "sphinx-build -b $builder -> $out/$builder"
 rm -rf "$out/$builder" "$out/doctrees"
-if sphinx-build -W --keep-going -q -b "$builder" -d "$out/doctrees" \
+# No __pycache__ in the kernel tree, whose Sphinx extensions we import.
+if PYTHONDONTWRITEBYTECODE=1 "$sphinx" -W --keep-going -q -b "$builder" -d "$out/doctrees" \
 	Documentation "$out/$builder"; then
-	say "sphinx: clean, open $out/$builder/index.html"
+	say "sphinx: clean, output in $out/$builder"
 else
 	echo "docs: sphinx-build failed (warnings are errors)" >&2
 	fail=1
