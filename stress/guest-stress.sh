@@ -94,6 +94,10 @@ memfree() {	# best of three settled samples
 	done
 	echo $best
 }
+phase_mem() {	# one settled sample after a phase: where memory goes
+	settle
+	note "memory after $1: MemFree $(($(meminfo MemFree) - base_free))kB vs baseline, nr_zspages=$(vmstat nr_zspages), Slab=$(meminfo Slab)kB, PageTables=$(meminfo PageTables)kB, Shmem=$(meminfo Shmem)kB, AnonPages=$(meminfo AnonPages)kB, Percpu=$(meminfo Percpu)kB, our pools=$(npools) objs_used=$(ostat objs_used) pages_used=$(ostat pages_used)"
+}
 set_zpool() { echo "$1" >$Z/zpool 2>/dev/null; }
 backend() { cat $Z/zpool; }
 loaded() { grep -q '^zsmalloc_mod ' /proc/modules; }
@@ -296,6 +300,8 @@ echo Y >$Z/shrinker_enabled || err="$err cannot enable zswap's shrinker"
 dmesg_start=$(dmesg | wc -l)
 base_zspages=$(vmstat nr_zspages)
 base_free=$(memfree)
+cat /proc/meminfo >$T/meminfo.base
+cat /proc/vmstat >$T/vmstat.base
 note "baseline: nr_zspages=$base_zspages MemFree=${base_free}kB MemTotal=$(meminfo MemTotal)kB"
 loaded && err="$err zsmalloc_mod loaded before we asked for it"
 set_zpool zsmalloc_mod || err="$err cannot select zsmalloc_mod"
@@ -344,6 +350,8 @@ note "storm pool stats: $pool_stats"
 [ "$peak_objs" -gt 0 ] || wr_err="$wr_err our pool never held an object"
 result "storm: checksummed writers + compaction, reclaim, writeback, shrinkers, hotplug" "$wr_err"
 
+phase_mem "storm"
+
 # ---- 3 rmmod while in use ---------------------------------------------------
 err=
 writers_start rm 2 "$mib" 15
@@ -369,6 +377,8 @@ loaded || err="$err module gone"
 note "rmmod in use: $refused of $tries attempts made with objects in the pool, all refused; $wr_sum"
 result "rmmod while pools exist: refused" "$err"
 
+phase_mem "rmmod"
+
 # ---- 4 races ------------------------------------------------------------
 t0=$(date +%s)
 writers_start race "$nwriters" "$mib" "$t_races"
@@ -381,6 +391,8 @@ note "races ($(($(date +%s) - t0))s): $wr_sum"
 note "races agitators:$(counts switch rmmod hotplug compact)"
 loaded || wr_err="$wr_err module not loaded after the last switch to zsmalloc_mod"
 result "races: zpool switching, rmmod attempts, cpu hotplug under writes" "$wr_err"
+
+phase_mem "races"
 
 # ---- 5 load/unload while zswap is enabled ---------------------------------
 t0=$(date +%s)
@@ -410,6 +422,8 @@ note "load/unload ($(($(date +%s) - t0))s): cycles=$cycles module_loads=$loads u
 set_zpool zsmalloc_mod
 [ $unloads -gt 0 ] || err="$err the module never unloaded"
 result "module load/unload while zswap is enabled" "$err"
+
+phase_mem "load/unload"
 
 # ---- 6 fault injection ----------------------------------------------------
 # One half with fail_page_alloc, one with failslab, each restricted to the
@@ -470,6 +484,8 @@ else
 	skip "fault injection (no $FP / $FS in this kernel)"
 fi
 
+phase_mem "faults"
+
 # ---- 7 incompressible pages ------------------------------------------------
 # lz4 (unlike lzo) "succeeds" on random data with more than PAGE_SIZE of
 # output; zswap then asks the zpool for that size and counts the refusal as
@@ -496,6 +512,8 @@ else
 	skip "incompressible pages (no lz4 compressor in this kernel)"
 fi
 
+phase_mem "incompressible"
+
 # ---- 8 teardown and leak checks ---------------------------------------------
 err=
 memcgs_remove
@@ -512,6 +530,10 @@ while [ $i -lt 30 ] && loaded; do rmmod zsmalloc_mod 2>/dev/null || sleep 1; i=$
 loaded && err="$err rmmod still refused: $(grep '^zsmalloc_mod ' /proc/modules)"
 end_free=$(memfree)
 end_zspages=$(vmstat nr_zspages)
+# Where the difference is: meminfo fields that moved by 1 MiB or more,
+# vmstat nr_* counters that moved by 256 pages or more.
+note "meminfo end-start (kB, |d| >= 1024): $(awk 'NR == FNR { b[$1] = $2; next } { d = $2 - b[$1]; if (d >= 1024 || d <= -1024) printf "%s%+d ", $1, d }' $T/meminfo.base /proc/meminfo)"
+note "vmstat end-start (pages, |d| >= 256): $(awk 'NR == FNR { b[$1] = $2; next } $1 ~ /^nr_/ { d = $2 - b[$1]; if (d >= 256 || d <= -256) printf "%s=%+d ", $1, d }' $T/vmstat.base /proc/vmstat)"
 [ "$end_zspages" = "$base_zspages" ] || err="$err nr_zspages $end_zspages, baseline $base_zspages"
 lost=$((base_free - end_free))
 [ $lost -le "$memfree_tol_kb" ] || err="$err MemFree ${lost}kB below baseline (tolerance ${memfree_tol_kb}kB)"
