@@ -1,6 +1,6 @@
 #!/bin/bash
 # make check: every test suite, from a fresh machine.
-#   1. packages (vm/deps.sh)
+#   1. packages (vm/deps.sh); vm/verdict-test.sh checks the run judge itself
 #   2. modules against the stock Debian 6.12 headers with W=1: any warning fails
 #   3. selftests (static binaries)
 #   4. stock 6.12 guest: all selftests (vm/check-guest.sh) under vm/run-guest.sh
@@ -46,6 +46,10 @@ finish() {
 
 deps() { abi=$(./vm/deps.sh) && echo "kernel ABI $abi"; }
 stage deps deps || finish
+
+# The judge first: vm/verdict.sh must catch every failure on synthetic logs.
+vtest() { ./vm/verdict-test.sh >"$out/verdict-test.log" 2>&1 || { cat "$out/verdict-test.log"; false; }; }
+stage "harness self-test" vtest
 kdir=/usr/src/linux-headers-$abi
 
 # A private copy of the tree, built from scratch: every file is compiled (so
