@@ -6,7 +6,7 @@
 # checkpatch comes from the pristine linux-source-6.12 tree (vm/source.sh).
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
-cd "$top"
+cd "$top" || exit 1
 out=$top/out/lint
 mkdir -p "$out"
 
@@ -22,7 +22,7 @@ files=$(ls zsmalloc_mod.c zpdesc.h zsmalloc_mod.h kunit/*.[ch] bench/*.[ch] \
 # the kernel's own headers define are fine) once, from --root. From out/lint:
 # in a directory with .git, checkpatch leaves a camelcase cache file behind.
 echo "lint: checkpatch --strict on $(echo "$files" | wc -w) files"
-# shellcheck disable=SC2086
+# shellcheck disable=SC2046,SC2086 # one argument per file name
 (cd "$out" && "$src/scripts/checkpatch.pl" --strict --no-tree --root="$src" --quiet \
 	--terse --no-summary -f $(printf "$top/%s " $files)) >"$out/checkpatch.log" 2>&1 ||
 	fail=1

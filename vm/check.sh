@@ -10,11 +10,11 @@
 # usage: vm/check.sh [--only test1,test2] [--no-kunit]
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
-cd "$top"
+cd "$top" || exit 1
 out=$top/out/check
 mkdir -p "$out"
 
-only= kunit=1
+only='' kunit=1
 while [ $# -gt 0 ]; do
 	case $1 in
 	--only) only=$2; shift ;;

@@ -42,7 +42,7 @@ if [ -n "$zsmod_disk" ]; then
 	[ -b "/dev/$zsmod_disk" ] || echo "guest-init: /dev/$zsmod_disk did not appear"
 fi
 
-cd /root
+cd /root || exit 1
 {
 	sh /etc/test.sh 2>/dev/console
 	echo "# guest-init: exit $?"

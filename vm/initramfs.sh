@@ -19,7 +19,7 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 
-out= kver= script= moddir=
+out='' kver='' script='' moddir=''
 mods=() kos=() files=()
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -27,7 +27,7 @@ while [ $# -gt 0 ]; do
 	--kver) kver=$2; shift ;;
 	--init-script) script=$2; shift ;;
 	--modules-dir) moddir=$2; shift ;;
-	--modprobe) mods+=($2); shift ;;
+	--modprobe) mods+=("$2"); shift ;;
 	--ko) kos+=("$2"); shift ;;
 	--files) files+=("$2"); shift ;;
 	*) echo "initramfs: unknown option $1" >&2; exit 2 ;;

@@ -37,7 +37,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/.." && pwd)
 
-kernel= script= kver= moddir= disk= append= icount= notap= noverdict= mttcg=
+kernel='' script='' kver='' moddir='' disk='' append='' icount='' notap='' noverdict='' mttcg=''
 mem=1G smp=2 timeout=600 accel=tcg log=$top/out/guest.log
 irargs=()
 usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 2; }
@@ -91,6 +91,7 @@ qemu=(qemu-system-x86_64 -accel "$accelopt" -m "$mem" -smp "$smp" -nodefaults
 	-display none -no-reboot
 	-kernel "$kernel" -initrd "$work/initrd.gz"
 	-serial "file:$log" -serial "file:$tap")
+# shellcheck disable=SC2054 # the commas belong to one qemu argument
 [ -n "$icount" ] && qemu+=(-icount shift=0,sleep=off)
 if [ -n "$disk" ]; then
 	# Sparse and fresh on every boot: no state leaks from one run to the next.

@@ -11,7 +11,7 @@
 # VERDICT_IGNORE='regex' (both extended regular expressions).
 set -uo pipefail
 
-timed_out= notap=
+timed_out='' notap=''
 while [ $# -gt 0 ]; do
 	case $1 in
 	--timed-out) timed_out=$2; shift ;;
