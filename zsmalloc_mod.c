@@ -113,6 +113,17 @@ static_assert(ZSMOD_CLASS_DELTA % ZSMOD_HANDLE_SIZE == 0);
 
 #define ZSPAGE_MAGIC		0x5a
 
+/*
+ * Every class used has one partly filled zspage, and in a pool of a few
+ * thousand objects those add up to several percent of its pages. So while
+ * a class is small (fewer than ZSMOD_BORROW_ZSPAGES zspages), an object
+ * that would open a new zspage takes a free slot of a class at most
+ * ZSMOD_BORROW_BYTES larger instead. Its location names the class it is
+ * in, so free and map need not know.
+ */
+#define ZSMOD_BORROW_ZSPAGES	4
+#define ZSMOD_BORROW_BYTES	64
+
 enum zsmod_fullness {
 	ZS_INUSE_RATIO_0,
 	ZS_INUSE_RATIO_10,
@@ -135,6 +146,8 @@ struct size_class {
 	unsigned long stat[NR_CLASS_STATS];
 	unsigned int size;
 	unsigned int index;
+	/* position in pool->classes[], for finding the next larger class */
+	unsigned int pos;
 	unsigned int objs_per_zspage;
 	unsigned int pages_per_zspage;
 	/* smallest zsmod_malloc() size served, for class info */
@@ -938,6 +951,60 @@ static bool obj_matches_handle(struct zsmod_pool *pool,
 /* ---- allocation API -------------------------------------------------- */
 
 /**
+ * malloc_in_class() - allocate an object in a zspage of a class, if any
+ *		       has room
+ * @class: the class
+ * @handle: the new object's handle; its location is recorded in it
+ *
+ * Return: true on success, false if every zspage of @class is full.
+ */
+static bool malloc_in_class(struct size_class *class, unsigned long handle)
+{
+	struct zspage *zspage;
+
+	spin_lock(&class->lock);
+	zspage = find_zspage_with_room(class);
+	if (zspage) {
+		handle_set_obj(handle, obj_malloc(class, zspage, handle));
+		fix_fullness(class, zspage);
+	}
+	spin_unlock(&class->lock);
+	return zspage != NULL;
+}
+
+/**
+ * malloc_borrow_slot() - place an object in a slightly larger class
+ * @pool: the pool
+ * @class: the object's own class, whose zspages are all full
+ * @handle: the new object's handle
+ *
+ * See ZSMOD_BORROW_ZSPAGES: only while @class is small, and only in an
+ * existing zspage of a class at most ZSMOD_BORROW_BYTES larger.
+ *
+ * Return: true if the object was placed.
+ */
+static bool malloc_borrow_slot(struct zsmod_pool *pool,
+			       struct size_class *class, unsigned long handle)
+{
+	unsigned int pos;
+
+	/* data_race: a stale count only changes where one object goes */
+	if (data_race(class->stat[CLASS_OBJS_ALLOCATED]) >=
+	    ZSMOD_BORROW_ZSPAGES * class->objs_per_zspage)
+		return false;
+
+	for (pos = class->pos + 1; pos < pool->nr_classes; pos++) {
+		struct size_class *larger = pool->classes[pos];
+
+		if (larger->size - class->size > ZSMOD_BORROW_BYTES)
+			break;
+		if (malloc_in_class(larger, handle))
+			return true;
+	}
+	return false;
+}
+
+/**
  * zsmod_malloc() - allocate an object
  * @pool: the pool
  * @size: object size in bytes, 1 to zsmod_max_alloc_size()
@@ -965,18 +1032,10 @@ int zsmod_malloc(struct zsmod_pool *pool, size_t size, gfp_t gfp,
 		return -ENOMEM;
 
 	class = pool->size_class[class_idx_for_size(size + ZSMOD_HANDLE_SIZE)];
-
-	spin_lock(&class->lock);
-	zspage = find_zspage_with_room(class);
-	if (zspage) {
-		obj = obj_malloc(class, zspage, h);
-		fix_fullness(class, zspage);
-		handle_set_obj(h, obj);
-		spin_unlock(&class->lock);
+	if (malloc_in_class(class, h) || malloc_borrow_slot(pool, class, h)) {
 		*handle = h;
 		return 0;
 	}
-	spin_unlock(&class->lock);
 
 	zspage = alloc_zspage(pool, class, gfp);
 	if (!zspage) {
@@ -1929,6 +1988,7 @@ static int zsmod_create_classes(struct zsmod_pool *pool)
 		}
 		if (class->huge && !pool->huge_class_size)
 			pool->huge_class_size = class->min_user_size;
+		class->pos = pool->nr_classes;
 		pool->classes[pool->nr_classes++] = class;
 	}
 	for (i = 0; i < pool->nr_classes; i++)
