@@ -20,7 +20,7 @@ import subprocess
 BACKENDS = ["zsmalloc", "zbud", "zsmalloc_mod"]
 REJECTS = ["reject_compress_fail", "reject_compress_poor", "reject_alloc_fail",
            "reject_reclaim_fail", "reject_kmemcache_fail"]
-MICRO_OPS = ["malloc_write", "malloc", "map_write", "map_read", "map_read_2threads",
+MICRO_OPS = ["malloc_write", "malloc", "map_write", "map_read", "map_unmap", "map_read_2threads",
              "free", "churn", "free_2threads"]
 # Targets of the project, as ratios zsmalloc_mod / zsmalloc of the time per
 # operation (free_2threads: of the throughput, hence >=).
@@ -43,6 +43,7 @@ def med(xs):
 
 def parse(raw):
     e2e, micro, corpus, config, other = [], [], {}, {}, []
+    waste = {}
     with open(raw) as f:
         for line in f:
             tok = line.split()
@@ -56,11 +57,14 @@ def parse(raw):
                     corpus = d
                 elif tok[2] == "config":
                     config = d
+                elif tok[2] == "waste":
+                    waste = d
                 elif "alloc" in d:
                     d["kind"] = "density" if "density" in tok else "op"
                     micro.append(d)
             else:
                 other.append(line.rstrip())
+    config["waste"] = waste
     return e2e, micro, corpus, config, other
 
 
@@ -218,6 +222,25 @@ set style histogram clustered gap 2
 plot 'e2e_density.dat' using 2:xtic(1) title "density" lc rgb "#228833", \\
      '' using 0:2:(sprintf("%.3f (%.3fx)", $2, $3)) with labels offset 0,1 notitle
 """, outdir)
+    with open(os.path.join(outdir, "e2e_ratio.dat"), "w") as f:
+        f.write("# backend out_speed in_speed total_speed density (all vs zsmalloc)\n")
+        for b in bs:
+            s = summ[b]
+            f.write("%s %.4f %.4f %.4f %.4f\n" % (b, 1 / s["out_ms_ratio"], 1 / s["in_ms_ratio"],
+                                                   s["speed_ratio"], s["density_ratio"]))
+    gnuplot(common + """set output 'e2e_ratio.png'
+set title "zswap end to end vs in-kernel zsmalloc (above 1 is better; target 1.02)"
+set ylabel "ratio to zsmalloc"
+set yrange [0.85:1.06]
+set style histogram clustered gap 2
+set key outside right
+plot 'e2e_ratio.dat' using 2:xtic(1) title "swap-out speed" lc rgb "#4477aa", \\
+     '' using 3 title "swap-in speed" lc rgb "#ee8866", \\
+     '' using 4 title "out+in speed" lc rgb "#aa3377", \\
+     '' using 5 title "density" lc rgb "#228833", \\
+     1.02 with lines dt 2 lw 2 lc rgb "#cc3311" title "target 1.02", \\
+     1 with lines dt 3 lc rgb "black" title "zsmalloc"
+""", outdir)
     # per-round times, to show repeatability and the rotation
     with open(os.path.join(outdir, "e2e_rounds.dat"), "w") as f:
         for b in bs:
@@ -263,11 +286,44 @@ plot 'micro_ratio.dat' using 2:xtic(1) title "measured ratio" lc rgb "#4477aa", 
 """, outdir)
 
 
+def allocator_share(summ, mrows):
+    """How much of the end-to-end time per stored page the allocator takes,
+    from the micro figures; and what allocator speed-up a 1.02x end-to-end
+    speed-up would need."""
+    m = {r["op"]: r for r in mrows}
+    z = summ.get("zsmalloc")
+    if not z or not all(k in m for k in ("malloc_write", "map_read", "free")):
+        return []
+    stored = z["stored_pages"]
+    out_us = z["out_ms"] * 1000 / stored
+    in_us = z["in_ms"] * 1000 / stored
+    a_out = m["malloc_write"]["zsmalloc_ns"] / 1000
+    a_in = (m["map_read"]["zsmalloc_ns"] + m["free"]["zsmalloc_ns"]) / 1000
+    f = (a_out + a_in) / (out_us + in_us)
+    need = 1 - (1 - 1 / 1.02) / f
+    mod = summ.get("zsmalloc_mod")
+    L = ["Allocator share of the end-to-end time (zsmalloc, per stored page): swap-out "
+         "%.1f us of which malloc_write %.2f us (%.1f%%); swap-in %.1f us of which map_read+free "
+         "%.2f us (%.1f%%); together %.1f%%. A 1.02x end-to-end speed-up through the allocator "
+         "alone would need its operations at %.2fx zsmalloc's time." % (
+             out_us, a_out, 100 * a_out / out_us, in_us, a_in, 100 * a_in / in_us, 100 * f, need)]
+    if mod:
+        pred_out = (m["malloc_write"]["zsmalloc_mod_ns"] - m["malloc_write"]["zsmalloc_ns"]) / 1000
+        pred_in = (m["map_read"]["zsmalloc_mod_ns"] + m["free"]["zsmalloc_mod_ns"] -
+                   m["map_read"]["zsmalloc_ns"] - m["free"]["zsmalloc_ns"]) / 1000
+        L[0] += (" Cross-check: the micro figures predict zsmalloc_mod at %+.2f us (out) and "
+                 "%+.2f us (in) per stored page; measured end to end: %+.2f us and %+.2f us." % (
+                     pred_out, pred_in, (mod["out_ms"] - z["out_ms"]) * 1000 / stored,
+                     (mod["in_ms"] - z["in_ms"]) * 1000 / stored))
+    L[0] += "\n"
+    return L
+
+
 def fmt(x, n=3):
     return ("%%.%df" % n) % x
 
 
-def markdown(meta, rows, summ, mrows, corpus, config, other, outdir):
+def markdown(meta, rows, summ, mrows, dens, corpus, config, other, outdir):
     L = []
     L.append("# zsmalloc_mod benchmark results\n")
     L.append("Generated by `make bench` (bench/run.sh). Stock Debian 6.12 guest, qemu TCG "
@@ -310,6 +366,7 @@ def markdown(meta, rows, summ, mrows, corpus, config, other, outdir):
                                   for k in REJECTS if summ[b][k]) or "none")
         for b in BACKENDS if b in summ) + ". The random pages do not compress below a page "
         "(lzo), zswap rejects them (compress_fail) and they go to the swap device.\n")
+    L.append("![end to end ratios](e2e_ratio.png)\n")
     L.append("![end to end times](e2e_times.png)\n")
     L.append("![density](e2e_density.png)\n")
     L.append("![per round](e2e_rounds.png)\n")
@@ -340,6 +397,9 @@ def markdown(meta, rows, summ, mrows, corpus, config, other, outdir):
                     fmt(m["time_ratio"]), fmt(m["throughput_ratio"]),
                     fmt(m["mean_time_ratio"]), m["target"], m["met"]))
         L.append("")
+        share = allocator_share(summ, mrows)
+        if share:
+            L.extend(share)
         L.append("Time ratio = zsmalloc_mod / zsmalloc (below 1: zsmalloc_mod faster); throughput "
                  "ratio = its inverse. For the two page rows the ratio is of pool pages for the "
                  "same stored bytes (below 1: denser).\n")
@@ -349,6 +409,31 @@ def markdown(meta, rows, summ, mrows, corpus, config, other, outdir):
                  "clock, so this measures instructions spent (lock spinning included), not "
                  "parallel speed-up.\n")
         L.append("![micro ratios](micro_ratio.png)\n")
+        w = config.get("waste")
+        if w:
+            pb = int(w["pool_bytes"])
+            parts = [("payload", "payload"), ("handle words (8 B per non-huge object)", "headers"),
+                     ("rounding: rest of the used slots (huge: of the page)", "rounding"),
+                     ("free slots", "free_slots"), ("zspage tails no slot covers", "zspage_tail")]
+            L.append("### Where the pool bytes go (full pool, zsmalloc_mod class geometry)\n")
+            zp = int(dens["zsmalloc"]["pages"]) if "zsmalloc" in dens else 0
+            mp = int(dens["zsmalloc_mod"]["pages"]) if "zsmalloc_mod" in dens else 0
+            L.append("From zsmod_class_info() after malloc_write. The in-kernel zsmalloc needed "
+                     "%d pages for the same objects (zsmalloc_mod %d, %+d).\n" % (zp, mp, mp - zp))
+            L.append("| part | bytes | share of pool |")
+            L.append("|---|---|---|")
+            tot = 0
+            for name, key in parts:
+                v = int(w[key])
+                tot += v
+                L.append("| %s | %d | %.2f%% |" % (name, v, 100 * v / pb))
+            L.append("| sum (check: pool bytes %d) | %d | %.2f%% |" % (pb, tot, 100 * tot / pb))
+            L.append("")
+            L.append("%s objects in the huge class (from %s B); %s of %s classes in use; about "
+                     "%s of %s objects span two pages (map copies them through the per-CPU "
+                     "buffer).\n" % (
+                         w["huge_objs"], w["huge_class_size"], w["classes_used"], w["classes"],
+                         w.get("spanning_objs", "?"), w.get("objects", "?")))
     L.append("## Guest environment\n")
     L.append("```")
     L.extend(o.lstrip("# ") for o in other)
@@ -369,9 +454,9 @@ def main():
     if not e2e:
         raise SystemExit("report: no e2e lines in " + a.raw)
     rows, summ = e2e_tables(e2e, a.out)
-    mrows, _ = micro_tables(micro, a.out)
+    mrows, dens = micro_tables(micro, a.out)
     plots(rows, summ, mrows, a.out)
-    markdown(meta, rows, summ, mrows, corpus, config, other, a.out)
+    markdown(meta, rows, summ, mrows, dens, corpus, config, other, a.out)
 
 
 if __name__ == "__main__":

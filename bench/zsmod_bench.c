@@ -15,6 +15,7 @@
  *   malloc_write      zs_malloc + map(WO) + memcpy of the payload + unmap
  *   (density)         pool pages / stored payload bytes, everything allocated
  *   map_read          map(RO) + memcpy out + unmap, in a shuffled order
+ *   map_unmap         map(RO) + unmap alone, same order: the allocator's part
  *   (verify)          every object compared with its payload, untimed
  *   map_read_2threads two kthreads bound to two CPUs read the interleaved
  *                     halves of a shuffled order at once
@@ -186,11 +187,11 @@ static unsigned int *perm, *perm2;
 static unsigned long *handles;
 static u8 *scratch;
 
-enum { OP_MALLOC_WRITE, OP_MALLOC, OP_MAP_WRITE, OP_MAP_READ, OP_READ_2T,
-       OP_FREE, OP_CHURN, OP_FREE_2T, NR_OPS };
+enum { OP_MALLOC_WRITE, OP_MALLOC, OP_MAP_WRITE, OP_MAP_READ, OP_MAP_ONLY,
+       OP_READ_2T, OP_FREE, OP_CHURN, OP_FREE_2T, NR_OPS };
 static const char *const op_names[NR_OPS] = {
-	"malloc_write", "malloc", "map_write", "map_read", "map_read_2threads",
-	"free", "churn", "free_2threads",
+	"malloc_write", "malloc", "map_write", "map_read", "map_unmap",
+	"map_read_2threads", "free", "churn", "free_2threads",
 };
 
 struct samples {
@@ -479,8 +480,65 @@ out:
 	return ret;
 }
 
+/*
+ * Where the pool bytes of a full zsmalloc_mod pool go, from its class
+ * counters (zsmod_class_info): payload; the handle word in front of each
+ * object of a non-huge class; rounding, i.e. the rest of the used slots (an
+ * object may sit in a larger class than its size needs); free slots; and
+ * the tail of each zspage that no slot covers. Objects split over two pages
+ * are estimated from the smallest class that fits each size.
+ */
+static void waste_breakdown(void *pool)
+{
+	u64 hdr = 0, used_bytes = 0, slots = 0, tail = 0, huge_used = 0;
+	unsigned int nc = zsmod_class_count(pool), c, i, used = 0, span = 0;
+	struct zsmod_class_info *ci;
+
+	ci = kcalloc(nc, sizeof(*ci), GFP_KERNEL);
+	if (!ci)
+		return;
+	for (c = 0; c < nc; c++) {
+		zsmod_class_info(pool, c, &ci[c]);
+		if (!ci[c].zspages)
+			continue;
+		used++;
+		used_bytes += (u64)ci[c].objs_used * ci[c].size;
+		if (ci[c].huge)
+			huge_used += ci[c].objs_used;
+		else
+			hdr += (u64)ci[c].objs_used * sizeof(unsigned long);
+		slots += (u64)(ci[c].objs_allocated - ci[c].objs_used) * ci[c].size;
+		tail += ci[c].zspages * ((u64)ci[c].pages_per_zspage * PAGE_SIZE -
+					 (u64)ci[c].objs_per_zspage * ci[c].size);
+	}
+	for (i = 0; i < nobj; i++) {
+		unsigned int lo = 0, hi = nc - 1, len = obj_len[i], idx;
+		unsigned long pfn;
+
+		if (!handles[i])
+			continue;
+		while (lo < hi) {	/* first class with max_size >= len */
+			unsigned int mid = (lo + hi) / 2;
+
+			if (ci[mid].max_size >= len)
+				hi = mid;
+			else
+				lo = mid + 1;
+		}
+		if (!ci[lo].huge &&
+		    !zsmod_handle_location(pool, handles[i], &pfn, &idx) &&
+		    ((u64)idx * ci[lo].size) % PAGE_SIZE + ci[lo].size > PAGE_SIZE)
+			span++;
+	}
+	emit("micro waste alloc=zsmalloc_mod pool_bytes=%llu payload=%llu headers=%llu rounding=%llu free_slots=%llu zspage_tail=%llu huge_objs=%llu huge_class_size=%zu classes=%u classes_used=%u objects=%u spanning_objs=%u\n",
+	     (u64)zsmod_get_total_pages(pool) * PAGE_SIZE, payload_bytes, hdr,
+	     used_bytes - payload_bytes - hdr, slots, tail, huge_used,
+	     zsmod_huge_class_size(pool), nc, used, nobj, span);
+	kfree(ci);
+}
+
 /* One timed pass over objects perm[0..nobj) (or 0..nobj), batch by batch. */
-enum { DO_MALLOC_WRITE, DO_MALLOC, DO_WRITE, DO_READ, DO_FREE };
+enum { DO_MALLOC_WRITE, DO_MALLOC, DO_WRITE, DO_READ, DO_MAP, DO_FREE };
 
 static void timed_pass(const struct allocator *a, void *pool, struct samples *s,
 		       struct alloc_result *res, int what, const unsigned int *order)
@@ -516,6 +574,13 @@ static void timed_pass(const struct allocator *a, void *pool, struct samples *s,
 			case DO_READ:
 				if (handles[k])
 					read_obj(a, pool, k);
+				break;
+			case DO_MAP:	/* map(RO) + unmap, the bytes untouched */
+				if (!handles[k])
+					break;
+				p = a->map(pool, handles[k], MM_RO);
+				barrier_data(p);
+				a->unmap(pool, handles[k]);
 				break;
 			case DO_FREE:
 				if (handles[k])
@@ -565,12 +630,16 @@ static int run_one(unsigned int ai, unsigned int rep)
 
 	/* malloc + write in object order, then the pool's size */
 	timed_pass(a, pool, &s[OP_MALLOC_WRITE], res, DO_MALLOC_WRITE, NULL);
-	if (rep == 0)
+	if (rep == 0) {
 		res->pages = a->total_pages(pool);
+		if (a->create == mod_create)
+			waste_breakdown(pool);
+	}
 
 	/* map + read, shuffled; checked; two readers at once */
 	shuffle(perm, nobj, 0x5eed0000ULL + rep);
 	timed_pass(a, pool, &s[OP_MAP_READ], res, DO_READ, perm);
+	timed_pass(a, pool, &s[OP_MAP_ONLY], res, DO_MAP, perm);
 	verify_all(a, pool, res);
 	shuffle(perm2, nobj, 0x2eadULL + rep);
 	ret = two_threads(a, pool, true, &ns);
