@@ -63,6 +63,43 @@ static void pool_column(struct column *c, const char *pool)
 	}
 }
 
+/* The busiest size classes of the pool, from its classes file. */
+static void show_classes(const char *pool)
+{
+	struct { long cls, size, used, pages; } top[8] = { { 0 } }, c;
+	char path[512], line[1024];
+	int i, n = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/classes", pool);
+	f = fopen(path, "r");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		long v[18];
+		char *tok, *save;
+		int k = 0;
+
+		for (tok = strtok_r(line, "\n ", &save); tok && k < 18;
+		     tok = strtok_r(NULL, "\n ", &save))
+			v[k++] = strtol(tok, NULL, 10);
+		/* class size 11 x fullness obj_allocated obj_used pages_used ... */
+		if (k != 18 || line[strspn(line, " ")] < '0' || line[strspn(line, " ")] > '9')
+			continue;
+		c = (typeof(c)){ v[0], v[1], v[14], v[15] };
+		for (i = n < 8 ? n++ : 8; i > 0 && top[i - 1].used < c.used; i--)
+			if (i < 8)
+				top[i] = top[i - 1];
+		if (i < 8)
+			top[i] = c;
+	}
+	fclose(f);
+	printf("busiest classes, object size: objects/pages:");
+	for (i = 0; i < n; i++)
+		printf("  %ld: %ld/%ld", top[i].size, top[i].used, top[i].pages);
+	printf("\n");
+}
+
 static void show(const char *phase)
 {
 	struct column z, p;
@@ -76,6 +113,8 @@ static void show(const char *phase)
 	printf("%-34s | %s\n", "zswap (" ZSWAP_DEBUGFS ")", pool[0] ? pool : ZSMOD_DEBUGFS);
 	for (i = 0; i < z.n || i < p.n; i++)
 		printf("%-34s | %s\n", i < z.n ? z.line[i] : "", i < p.n ? p.line[i] : "");
+	if (pool[0])
+		show_classes(pool);
 	fflush(stdout);
 }
 

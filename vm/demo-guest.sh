@@ -17,7 +17,3 @@ echo "## zsmalloc_mod pools: $(ls /sys/kernel/debug/zsmalloc_mod)"
 
 /root/swapload -p 96 -f 32 -m 64
 
-echo
-echo "## classes of the pool after the workload exited (the objects are gone):"
-pool=$(ls -d /sys/kernel/debug/zsmalloc_mod/zswap* | tail -1)
-grep -E 'class|Total' "$pool/classes"
