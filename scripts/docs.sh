@@ -80,7 +80,7 @@ fi
 # --- 4. Sphinx --------------------------------------------------------------
 out=Documentation/output
 say "sphinx-build -b $builder -> $out/$builder"
-rm -rf "$out/$builder" "$out/doctrees"
+rm -rf "${out:?}/${builder:?}" "$out/doctrees"
 # No __pycache__ in the kernel tree, whose Sphinx extensions we import.
 if PYTHONDONTWRITEBYTECODE=1 "$sphinx" -W --keep-going -q -b "$builder" -d "$out/doctrees" \
 	Documentation "$out/$builder"; then
@@ -90,5 +90,5 @@ else
 	fail=1
 fi
 
-[ $fail = 0 ] && say "PASS" || say "FAIL"
+if [ $fail = 0 ]; then say "PASS"; else say "FAIL"; fi
 exit $fail
