@@ -24,11 +24,9 @@
 #                rmmod; repeated
 #   6 faults     fail_page_alloc + failslab, task-filter, on writers only
 #                (SKIP when the kernel has no fault injection)
-#   7 incompressible  lz4 + random pages on zsmalloc and on us: oversized
-#                objects must be rejected as compress_poor on both
-#   8 teardown   writers gone, swapoff; our pools empty then gone, rmmod
+#   7 teardown   writers gone, swapoff; our pools empty then gone, rmmod
 #                works, nr_zspages == baseline, MemFree within tolerance
-#   9 dmesg      no splat in the kernel log (the host's verdict checks too)
+#   8 dmesg      no splat in the kernel log (the host's verdict checks too)
 secs=${zsstress_secs:-120}
 nwriters=${zsstress_writers:-4}
 mib=${zsstress_mib:-40}
@@ -288,7 +286,7 @@ writers_wait() {	# -> $wr_err (text), $wr_sum (counts)
 	[ "$mism" = 0 ] || wr_err="$wr_err $mism checksum mismatches"
 }
 
-phases=9
+phases=8
 echo "TAP version 13"
 echo "1..$phases"
 note "zsstress: secs=$secs writers=$nwriters mib=$mib kernel $(uname -r) cpus $(nproc)"
@@ -490,39 +488,7 @@ fi
 
 phase_mem "faults"
 
-# ---- 7 incompressible pages ------------------------------------------------
-# lz4 (unlike lzo) "succeeds" on random data with more than PAGE_SIZE of
-# output; zswap then asks the zpool for that size and counts the refusal as
-# reject_compress_poor when the zpool says -ENOSPC (what zsmalloc returns),
-# as reject_alloc_fail otherwise. Same workload on both backends.
-if echo lz4 >$Z/compressor 2>/dev/null; then
-	err= isum=
-	for b in zsmalloc zsmalloc_mod; do
-		set_zpool $b
-		ra0=$(zstat reject_alloc_fail) rp0=$(zstat reject_compress_poor)
-		rc0=$(zstat reject_compress_fail) sp0=$(zstat stored_pages)
-		writers_start "inc$b" 1 16 8 -k random
-		sleep 4
-		sp=$(zstat stored_pages)
-		writers_wait "inc$b"
-		err="$err$wr_err"
-		ra=$(($(zstat reject_alloc_fail) - ra0)) rp=$(($(zstat reject_compress_poor) - rp0))
-		rc=$(($(zstat reject_compress_fail) - rc0))
-		note "incompressible on $b ($(cat $Z/compressor), zpool $(backend)): reject_compress_poor +$rp reject_alloc_fail +$ra reject_compress_fail +$rc stored_pages $sp0 -> $sp; $wr_sum"
-		isum="$isum $b:poor=+$rp,alloc_fail=+$ra"
-		[ $rp -gt 0 ] || err="$err $b: reject_compress_poor did not rise"
-		[ $ra = 0 ] || err="$err $b: oversized objects counted as reject_alloc_fail (+$ra)"
-	done
-	echo lzo >$Z/compressor
-	set_zpool zsmalloc_mod
-	result "incompressible pages rejected as compress_poor:$isum" "$err"
-else
-	skip "incompressible pages (no lz4 compressor in this kernel)"
-fi
-
-phase_mem "incompressible"
-
-# ---- 8 teardown and leak checks ---------------------------------------------
+# ---- 7 teardown and leak checks ---------------------------------------------
 err=
 memcgs_remove
 swapoff /dev/vda || err="$err swapoff failed"
@@ -549,7 +515,7 @@ note "teardown: nr_zspages $base_zspages -> $end_zspages; MemFree+pcp ${base_fre
 note "zswap at the end: $(cd $ZD && for f in *; do printf '%s=%s ' "$f" "$(cat "$f")"; done)"
 result "teardown: pools empty and gone, module unloads, nr_zspages and MemFree back" "$err"
 
-# ---- 9 dmesg --------------------------------------------------------------
+# ---- 8 dmesg --------------------------------------------------------------
 splat='BUG:|WARNING:|Oops|KASAN|UBSAN:|kernel BUG at|general protection fault|possible circular locking|possible recursive locking|inconsistent lock state|INFO: |list_(add|del) corruption|Bad page'
 hits=$(dmesg | tail -n +$((dmesg_start + 1)) | grep -E "$splat" | head -5)
 if [ -n "$hits" ]; then

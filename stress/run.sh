@@ -43,7 +43,7 @@ stock)
 	image=/boot/vmlinuz-$abi
 	kdir=/usr/src/linux-headers-$abi
 	tag=stock
-	mods=(--modprobe virtio_blk --modprobe lz4)
+	mods=(--modprobe virtio_blk)
 	;;
 debug)
 	# The test kernel is another helper's job: use it only once it is built
