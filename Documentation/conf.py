@@ -56,7 +56,8 @@ html_static_path = ['_static']
 html_css_files = ['zsmod.css']
 html_theme_options = {
     'description': 'zsmalloc on the zpdesc memory descriptor',
-    'page_width': '1100px',
+    'page_width': '1160px',
+    'sidebar_width': '250px',
 }
 
 
