@@ -174,6 +174,10 @@ l_ours() {	# our debugfs compact and readers, our shrinker switch
 }
 l_hotplug() {
 	local off=0 on=0 e=0 cpu=/sys/devices/system/cpu/cpu1/online
+	if [ ! -w $cpu ]; then
+		echo "cpu_hotplug=unavailable(no cpu1, $(nproc) cpu)" >"$T/cnt.$1"
+		return
+	fi
 	while running "$1"; do
 		if echo 0 >$cpu 2>/dev/null; then off=$((off + 1)); else e=$((e + 1)); fi
 		sleep 0.7
