@@ -28,20 +28,34 @@ echo "lint: checkpatch --strict on $(echo "$files" | wc -w) files"
 	fail=1
 sed "s|$top/||" "$out/checkpatch.log"
 
-# C=2 runs sparse on every file, built or not. A private copy keeps the
-# working tree's objects untouched.
-echo "lint: sparse (make C=2) against $kdir"
-rm -rf "$out/build"
-mkdir -p "$out/build"
-rsync -a --exclude=/out --exclude=.git --exclude=/selftests/bin ./ "$out/build/"
-make -s -C "$out/build" KDIR="$kdir" clean >/dev/null 2>&1
-make -C "$out/build" KDIR="$kdir" C=2 CHECK="sparse -Wno-unknown-attribute" modules \
-	>"$out/sparse.log" 2>&1 || { fail=1; tail -20 "$out/sparse.log"; }
-# Sparse reports as "file:line:col: warning|error: ..."; only our files count
-# (the Debian headers have findings of their own).
-if grep -E "^$out/build/[^:]+:[0-9]+:[0-9]+: (warning|error):" "$out/sparse.log" |
-	sed "s|$out/build/||"; then
-	fail=1
+# C=2 runs sparse on every file, built or not, in a private copy of the tree
+# (the working tree's objects stay as they are). Sparse reports as
+# "file:line:col: warning|error: ..."; only our files count (kernel headers
+# have findings of their own).
+sparse_run() {	# sparse_run NAME KDIR
+	local b=$out/build-$1
+	echo "lint: sparse (make C=2) against $2"
+	rm -rf "$b"
+	mkdir -p "$b"
+	rsync -a --exclude=/out --exclude=.git --exclude=/selftests/bin ./ "$b/"
+	make -s -C "$b" KDIR="$2" clean >/dev/null 2>&1
+	make -C "$b" KDIR="$2" C=2 CHECK="sparse -Wno-unknown-attribute" modules \
+		>"$out/sparse-$1.log" 2>&1 || { fail=1; tail -20 "$out/sparse-$1.log"; }
+	grep -c '^  CHECK ' "$out/sparse-$1.log" | sed 's/^/lint: sparse checked /; s/$/ file(s)/'
+	if grep -E "^$b/[^:]+:[0-9]+:[0-9]+: (warning|error):" "$out/sparse-$1.log" |
+		sed "s|$b/||" | grep .; then
+		fail=1
+	fi
+}
+sparse_run stock "$kdir"
+
+# kunit/ only builds against a kernel with CONFIG_KUNIT: the test kernel of
+# kunit/build-kernel.sh, when one has been built (make kunit or make check).
+ktest=$(ls -td /var/cache/zsmalloc_mod/kunit-kernel-*/.complete 2>/dev/null | head -1)
+if [ -n "$ktest" ]; then
+	sparse_run kunit "$(dirname "$ktest")/build"
+else
+	echo "lint: sparse on kunit/ skipped: no KUnit test kernel built yet (make kunit)"
 fi
 
 [ $fail = 0 ] && echo "lint: clean" || echo "lint: FAILED (logs in $out)"
