@@ -31,7 +31,7 @@ stage() {	# stage NAME COMMAND...: run, time, record
 	echo "=== $name"
 	"$@"
 	rc=$?
-	summary+=("$(printf '%-28s %-5s %4ds' "$name" "$([ $rc = 0 ] && echo PASS || echo FAIL)" \
+	summary+=("$(printf '%-30s %-5s %4ds' "$name" "$([ $rc = 0 ] && echo PASS || echo FAIL)" \
 		$((SECONDS - t0)))")
 	[ $rc = 0 ] || failed=1
 	return $rc
@@ -44,7 +44,7 @@ finish() {
 	exit $failed
 }
 
-deps() { abi=$(./vm/deps.sh) && echo "kernel ABI $abi"; }
+deps() { abi=$(./vm/deps.sh) && echo "kernel ABI $abi" && summary+=("kernel ABI $abi"); }
 stage deps deps || finish
 
 # The judge first: vm/verdict.sh must catch every failure on synthetic logs.
@@ -71,7 +71,7 @@ build() {
 	fi
 	(cd "$bdir" && ls -l ./*.ko bench/*.ko 2>/dev/null; true)
 }
-stage "build (W=1, $abi)" build || finish
+stage "modules build (W=1)" build || finish
 
 stage selftests-build make -s -C selftests || finish
 
@@ -86,12 +86,12 @@ guest() {
 		--files selftests/run_tests.sh:/root/selftests/run_tests.sh \
 		${only:+--append "zsmod_tests=${only//,/+}"} \
 		--log "$out/stock-guest.log"
-	local rc=$?
-	# The per-test lines, for the summary.
-	tr -d '\r' <"$out/stock-guest.tap" | grep -E '^(not )?ok ' | sed 's/^/    /'
-	return $rc
 }
 stage "stock 6.12 guest selftests" guest
+# One line per selftest under the stage's line.
+while read -r line; do
+	summary+=("    $line")
+done < <(tr -d '\r' <"$out/stock-guest.tap" 2>/dev/null | grep -E '^(not )?ok ')
 
 if [ -n "$kunit" ] && [ -x kunit/run.sh ]; then
 	stage "kunit (kunit/run.sh)" ./kunit/run.sh
