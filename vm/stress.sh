@@ -8,7 +8,7 @@
 # if it is not there yet. Each guest prints its counts as TAP comments.
 #
 # usage: vm/stress.sh [DURATION] [--no-debug] [--debug-only]
-# Env: STRESS_WRITERS (default 4), STRESS_MIB (default 40).
+# Env: STRESS_WRITERS, STRESS_MIB (defaults: see stress/run.sh), STRESS_KCFLAGS.
 # Logs: out/stress/{stock,debug}-<S>.{log,tap}
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -22,7 +22,7 @@ for a in "$@"; do
 	*) echo "usage: $0 [DURATION] [--no-debug] [--debug-only]" >&2; exit 2 ;;
 	esac
 done
-opts=(--secs "$secs" --writers "${STRESS_WRITERS:-4}" --mib "${STRESS_MIB:-40}")
+opts=(--secs "$secs" ${STRESS_WRITERS:+--writers "$STRESS_WRITERS"} ${STRESS_MIB:+--mib "$STRESS_MIB"})
 rc=0 summary=()
 run() {
 	local t0=$SECONDS r=0
