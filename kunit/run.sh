@@ -20,7 +20,9 @@
 # the guest script failing or timing out.
 #
 # Env: KUNIT_TIMEOUT (guest seconds, default 2400), KUNIT_MEM (default 2G),
-#      KUNIT_APPEND (extra kernel command line), ZSMOD_CACHE, JOBS.
+#      KUNIT_APPEND (extra kernel command line), KUNIT_KCFLAGS (extra
+#      compiler flags for the modules, a debugging aid), KUNIT_KDIR (use
+#      this already built kunit-kernel-<hash> directory), ZSMOD_CACHE, JOBS.
 # Output: out/kunit/{guest.log,guest.tap,<suite>.ktap,<suite>.parse}
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -34,7 +36,12 @@ die() { echo "kunit: ERROR: $*" >&2; exit 1; }
 "$top/vm/deps.sh" >/dev/null
 
 t0=$(date +%s)
-kdir=$("$here/build-kernel.sh" -q) || die "test kernel build failed"
+if [ -n "${KUNIT_KDIR:-}" ]; then
+	kdir=$KUNIT_KDIR	# a kunit-kernel-<hash> directory, used as it is
+	[ -f "$kdir/.complete" ] || die "$kdir is not a complete test kernel"
+else
+	kdir=$("$here/build-kernel.sh" -q) || die "test kernel build failed"
+fi
 t1=$(date +%s)
 obj=$kdir/build
 src=$kdir/src
@@ -48,7 +55,8 @@ rsync -a --delete --exclude=/.git --exclude=/out --exclude=/selftests \
 	--exclude='*.o' --exclude='*.ko' --exclude='*.mod' --exclude='*.mod.c' \
 	--exclude='.*.cmd' --exclude=modules.order --exclude=Module.symvers \
 	"$top/" "$out/src/"
-make -C "$out/src" KDIR="$obj" modules >"$out/modules.log" 2>&1 || {
+make -C "$out/src" KDIR="$obj" ${KUNIT_KCFLAGS:+KCFLAGS="$KUNIT_KCFLAGS"} modules \
+	>"$out/modules.log" 2>&1 || {
 	tail -40 "$out/modules.log" >&2
 	die "building the modules against the test kernel failed (log: $out/modules.log)"
 }
@@ -66,7 +74,7 @@ set +e
 	--init-script "$here/guest-test.sh" \
 	--ko "$out/src/zsmalloc_mod.ko" --ko "$out/src/kunit/zsmalloc_mod_kunit.ko" \
 	--mem "${KUNIT_MEM:-2G}" --smp 2 \
-	--append "numa=fake=2 ${KUNIT_APPEND:-}" \
+	--append "numa=fake=2 movablecore=50% no_timer_check ${KUNIT_APPEND:-}" \
 	--log "$out/guest.log" --timeout "${KUNIT_TIMEOUT:-2400}"
 guest_rc=$?
 set -e
