@@ -59,6 +59,8 @@ def parse(raw):
                     config = d
                 elif tok[2] == "waste":
                     waste = d
+                elif tok[2] == "samples":
+                    config.setdefault("samples", {})[(d["alloc"], d["op"])] = d["ns"]
                 elif "alloc" in d:
                     d["kind"] = "density" if "density" in tok else "op"
                     micro.append(d)
@@ -407,7 +409,12 @@ def markdown(meta, rows, summ, mrows, dens, corpus, config, other, outdir):
                  "halves of a full pool; ns/op = wall time of the whole free / objects. Under "
                  "single-threaded TCG the vCPUs take turns and -icount charges both to one "
                  "clock, so this measures instructions spent (lock spinning included), not "
-                 "parallel speed-up.\n")
+                 "parallel speed-up. Their samples are bimodal (which vCPU runs when), so "
+                 "compare the sorted samples below rather than the medians alone.\n")
+        for (al, op), ns in sorted(config.get("samples", {}).items()):
+            L.append("- %s %s, ns/op of each repetition (sorted): %s" % (al, op, ns.replace(",", ", ")))
+        if config.get("samples"):
+            L.append("")
         L.append("![micro ratios](micro_ratio.png)\n")
         w = config.get("waste")
         if w:
@@ -442,11 +449,52 @@ def markdown(meta, rows, summ, mrows, dens, corpus, config, other, outdir):
         f.write("\n".join(L) + "\n")
 
 
+def mttcg_section(micro, config, outdir):
+    """Two-thread operations with truly parallel vCPUs (no -icount)."""
+    ops = {(m["alloc"], m["op"]): float(m["median_ns"]) for m in micro if m["kind"] == "op"}
+    pairs = [("map_read", "map_read_2threads"), ("free", "free_2threads")]
+    rows = []
+    for single, two in pairs:
+        for al in ("zsmalloc", "zsmalloc_mod"):
+            if (al, single) in ops and (al, two) in ops:
+                rows.append({"alloc": al, "op": two, "single_ns": ops[(al, single)],
+                             "two_threads_ns": ops[(al, two)],
+                             "scaling": ops[(al, single)] / ops[(al, two)]})
+    if not rows:
+        return
+    with open(os.path.join(outdir, "micro_mttcg.csv"), "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
+        w.writeheader()
+        w.writerows(rows)
+    L = ["", "## Two threads on parallel vCPUs (second boot: MTTCG, no -icount)\n",
+         "Indicative only: wall-clock guest time on a host whose two cores other jobs may "
+         "share, so noisy; %s repetitions, medians. ns/op of the "
+         "two-thread run = its wall time / objects, so 'scaling' = one-thread ns/op / two-thread "
+         "ns/op (2.0 would be perfect). Throughput ratio = zsmalloc two-thread ns/op / "
+         "zsmalloc_mod two-thread ns/op (target for free: >= 1.30).\n" % config.get("reps", "?"),
+         "| op | zsmalloc 1 thread ns/op | zsmalloc 2 threads ns/op | scaling | zsmalloc_mod 1 thread "
+         "| zsmalloc_mod 2 threads | scaling | throughput ratio mod/zs |",
+         "|---|---|---|---|---|---|---|---|"]
+    for single, two in pairs:
+        z = [r for r in rows if r["op"] == two and r["alloc"] == "zsmalloc"]
+        m = [r for r in rows if r["op"] == two and r["alloc"] == "zsmalloc_mod"]
+        if z and m:
+            z, m = z[0], m[0]
+            L.append("| %s | %.1f | %.1f | %.2f | %.1f | %.1f | %.2f | %.3f |" % (
+                two, z["single_ns"], z["two_threads_ns"], z["scaling"], m["single_ns"],
+                m["two_threads_ns"], m["scaling"], z["two_threads_ns"] / m["two_threads_ns"]))
+    for (al, op), ns in sorted(config.get("samples", {}).items()):
+        L.append("- %s %s, ns/op of each repetition (sorted): %s" % (al, op, ns.replace(",", ", ")))
+    with open(os.path.join(outdir, "results.md"), "a") as f:
+        f.write("\n".join(L) + "\n")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--raw", required=True)
     ap.add_argument("--meta", required=True)
     ap.add_argument("--out", required=True)
+    ap.add_argument("--raw-mttcg", help="micro lines of the MTTCG boot (no -icount)")
     a = ap.parse_args()
     e2e, micro, corpus, config, other = parse(a.raw)
     with open(a.meta) as f:
@@ -457,6 +505,9 @@ def main():
     mrows, dens = micro_tables(micro, a.out)
     plots(rows, summ, mrows, a.out)
     markdown(meta, rows, summ, mrows, dens, corpus, config, other, a.out)
+    if a.raw_mttcg and os.path.exists(a.raw_mttcg):
+        _, mt, _, mtconf, _ = parse(a.raw_mttcg)
+        mttcg_section(mt, mtconf, a.out)
 
 
 if __name__ == "__main__":

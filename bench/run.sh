@@ -10,16 +10,25 @@
 #   3. one guest boot (bench/guest-bench.sh): end to end through zswap,
 #      every backend once per round, order rotated, round 0 a warm-up; then
 #      the micro-benchmark module on the same content stream
-#   4. bench/report.py: CSV, results.md and gnuplot PNGs in bench/results/
+#   4. with --mttcg: a second, short boot without -icount and with one host
+#      thread per vCPU, running only the micro module, so that the two-thread
+#      operations really run in parallel. Wall clock: noisy, and meaningless
+#      on a loaded host; a failed boot only drops that section (MTTCG
+#      sometimes oopses)
+#   5. bench/report.py: CSV, results.md and gnuplot PNGs in bench/results/
 #
 # usage: bench/run.sh [--rounds N] [--mib M] [--micro-mib M] [--micro-reps N]
-#                     [--swap ram|disk] [--no-micro] [--out DIR]
+#                     [--swap ram|disk] [--no-micro] [--mttcg] [--rev REV]
+#                     [--out DIR]
+#   --rev REV  build the allocator (zsmalloc_mod.[ch], zpdesc.h, Kbuild) from
+#              commit REV instead of the working tree; bench/ always comes
+#              from the working tree. results.md records what was built.
 # Environment: KDIR (kernel build tree), ABI (Debian kernel ABI).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 
-rounds=7 mib=64 micro_mib=32 micro_reps=9 swap=ram micro=1
+rounds=7 mib=64 micro_mib=32 micro_reps=9 swap=ram micro=1 mttcg=0 rev=
 results=$top/bench/results
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -29,6 +38,8 @@ while [ $# -gt 0 ]; do
 	--micro-reps) micro_reps=$2; shift ;;
 	--swap) swap=$2; shift ;;
 	--no-micro) micro=0 ;;
+	--mttcg) mttcg=1 ;;
+	--rev) rev=$2; shift ;;
 	--out) results=$2; shift ;;
 	*) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 2 ;;
 	esac
@@ -51,6 +62,13 @@ rm -rf "$bdir"
 mkdir -p "$bdir"
 rsync -a --exclude=/out --exclude=.git --exclude=/selftests/bin --exclude='*.ko' \
 	--exclude='*.o' --exclude='*.cmd' ./ "$bdir/"
+src="working tree"
+if [ -n "$rev" ]; then
+	for f in zsmalloc_mod.c zsmalloc_mod.h zpdesc.h Kbuild; do
+		git show "$rev:$f" >"$bdir/$f"
+	done
+	src="commit $(git rev-parse --short "$rev")"
+fi
 make -s -C "$bdir" KDIR="$kdir" modules >"$work/build.log" 2>&1 || {
 	tail -30 "$work/build.log"; exit 1; }
 gcc -O2 -Wall -Wextra -static -o "$work/zsmod_swap" bench/zsmod_swap.c
@@ -87,18 +105,39 @@ t_guest=$SECONDS
 	echo "bench: the guest run failed (log $log, tap $tap)" >&2; exit 1; }
 guest_s=$((SECONDS - t_guest))
 
+mt_raw=
+rm -f "$results/raw-mttcg.txt" "$results/micro_mttcg.csv"
+if [ "$mttcg" = 1 ] && [ "$micro" = 1 ]; then
+	echo "=== guest 2: micro only, --mttcg without -icount (parallel vCPUs)"
+	mlog=$work/guest-mttcg.log
+	margs=()
+	for a in "${args[@]}"; do
+		[ "$a" = --icount ] || margs+=("$a")
+	done
+	if ./vm/run-guest.sh "${margs[@]}" --mttcg --log "$mlog" \
+		--append "zsb_e2e=0 zsb_micro_args=reps=$((micro_reps + 6))"; then
+		mt_raw=$results/raw-mttcg.txt
+		tr -d '\r' <"${mlog%.log}.tap" | grep -E '^# micro ' >"$mt_raw" || true
+	else
+		echo "bench: the MTTCG boot failed; its section is left out (log $mlog)" >&2
+		rm -f "$results/raw-mttcg.txt"
+	fi
+fi
+
 # --- 4. report
 {
 	echo "date=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
 	echo "commit=$(git rev-parse --short HEAD)"
-	echo "zsmalloc_mod.c sha1=$(sha1sum zsmalloc_mod.c | cut -c1-12) (git status: $(git status --short zsmalloc_mod.c zpdesc.h | tr '\n' ' '))"
+	echo "allocator built from the $src: zsmalloc_mod.c sha1=$(sha1sum "$bdir/zsmalloc_mod.c" | cut -c1-12) zpdesc.h sha1=$(sha1sum "$bdir/zpdesc.h" | cut -c1-12)"
+	[ -z "$rev" ] && echo "working tree status: $(git status --short zsmalloc_mod.c zsmalloc_mod.h zpdesc.h | tr '\n' ' ')"
 	echo "kernel=$abi"
 	echo "qemu=$(qemu-system-x86_64 --version | head -1)"
 	echo "host=$(nproc) CPUs, $(uname -r)"
-	echo "command=bench/run.sh --rounds $rounds --mib $mib --micro-mib $micro_mib --micro-reps $micro_reps --swap $swap$([ $micro = 1 ] || echo ' --no-micro')"
+	echo "command=bench/run.sh --rounds $rounds --mib $mib --micro-mib $micro_mib --micro-reps $micro_reps --swap $swap$([ $micro = 1 ] || echo ' --no-micro')$([ $mttcg = 1 ] && echo ' --mttcg')${rev:+ --rev $rev}"
 	echo "guest_wall_s=$guest_s"
 	echo "total_wall_s=$((SECONDS - t_start))"
 } >"$work/meta.txt"
 tr -d '\r' <"$tap" | grep -E '^# (e2e |micro |param |swap:|mem:|end )' >"$results/raw.txt" || true
-python3 bench/report.py --raw "$results/raw.txt" --meta "$work/meta.txt" --out "$results"
+python3 bench/report.py --raw "$results/raw.txt" --meta "$work/meta.txt" --out "$results" \
+	${mt_raw:+--raw-mttcg "$mt_raw"}
 echo "=== done in $((SECONDS - t_start)) s: $results/results.md"

@@ -743,6 +743,17 @@ static void report(void)
 			     div_u64(s->ns[0], 1000), milli(s->ns[0]),
 			     div_u64(s->ns[s->n - 1], 1000), milli(s->ns[s->n - 1]),
 			     s->n, s->total_ops);
+			if (op == OP_FREE_2T || op == OP_READ_2T) {
+				unsigned int k;
+
+				/* one sample per repetition: print them all */
+				emit("micro samples alloc=%s op=%s ns=", allocators[ai].name,
+				     op_names[op]);
+				for (k = 0; k < s->n; k++)
+					emit("%s%llu.%03u", k ? "," : "",
+					     div_u64(s->ns[k], 1000), milli(s->ns[k]));
+				emit("\n");
+			}
 		}
 	}
 }
