@@ -118,6 +118,43 @@ static inline struct zpdesc *zpdesc_alloc(gfp_t gfp)
 }
 
 /**
+ * zpdesc_alloc_contig() - allocate physically contiguous zpdescs
+ * @gfp: allocation flags, as for zpdesc_alloc()
+ * @nr: number of pages wanted, 2 to 8
+ * @zpdescs: filled with @nr zpdescs of consecutive pfns
+ *
+ * Takes a free block from the buddy allocator only if one is at hand: no
+ * reclaim, no compaction, no warning. The block is split into independent
+ * order-0 pages, typed as zsmalloc pages; pages beyond @nr go back.
+ *
+ * Return: true on success; false leaves nothing allocated.
+ */
+static inline bool zpdesc_alloc_contig(gfp_t gfp, unsigned int nr,
+				       struct zpdesc **zpdescs)
+{
+	unsigned int order = get_order((unsigned long)nr << PAGE_SHIFT);
+	struct page *page;
+	unsigned int i;
+
+	gfp &= ~(__GFP_DIRECT_RECLAIM | __GFP_KSWAPD_RECLAIM | __GFP_COMP);
+	page = alloc_pages(gfp | __GFP_NOWARN | __GFP_NORETRY, order);
+	if (!page)
+		return false;
+	split_page(page, order);
+	for (i = 0; i < (1U << order); i++) {
+		struct page *p = nth_page(page, i);
+
+		if (i < nr) {
+			__folio_set_zsmalloc(page_folio(p));
+			zpdescs[i] = page_zpdesc(p);
+		} else {
+			__free_page(p);
+		}
+	}
+	return true;
+}
+
+/**
  * zpdesc_free() - free a zpdesc that was never published
  * @zpdesc: a zpdesc from zpdesc_alloc() that nobody else can reference
  */
@@ -299,6 +336,24 @@ static inline void *kmap_local_zpdesc(struct zpdesc *zpdesc)
 static inline unsigned long zpdesc_pfn(const struct zpdesc *zpdesc)
 {
 	return page_to_pfn(zpdesc_page(zpdesc));
+}
+
+/**
+ * zpdesc_follows() - does @next's memory directly follow @zpdesc's?
+ * @zpdesc: a zpdesc
+ * @next: another zpdesc
+ *
+ * True when the two pages are adjacent in the kernel's direct map, so a
+ * range that runs from one into the other can be used in place. Never
+ * true with highmem, where a page is mapped one at a time.
+ *
+ * Return: true if so.
+ */
+static inline bool zpdesc_follows(const struct zpdesc *zpdesc,
+				  const struct zpdesc *next)
+{
+	return !IS_ENABLED(CONFIG_HIGHMEM) &&
+	       zpdesc_pfn(next) == zpdesc_pfn(zpdesc) + 1;
 }
 
 /**

@@ -187,6 +187,8 @@ struct zsmod_pool {
 	struct zsmod_counters counters;
 	atomic_t compaction_in_progress;
 	struct delayed_work compact_work;
+	/* jiffies before which background compaction waits: frees go on */
+	unsigned long compact_after;
 	struct work_struct free_work;
 	struct shrinker *shrinker;
 	struct dentry *debugfs_dir;
@@ -656,12 +658,22 @@ static struct zspage *alloc_zspage(struct zsmod_pool *pool,
 	if (!zspage)
 		return NULL;
 
-	for (i = 0; i < class->pages_per_zspage; i++) {
+	/*
+	 * Physically contiguous pages let map use objects that span two
+	 * pages in place instead of copying them; take them when the buddy
+	 * allocator has a block at hand, else any pages.
+	 */
+	i = 0;
+	if (class->pages_per_zspage > 1 &&
+	    zpdesc_alloc_contig(gfp, class->pages_per_zspage, zpdescs))
+		i = class->pages_per_zspage;
+	for (; i < class->pages_per_zspage; i++) {
 		zpdescs[i] = zpdesc_alloc(gfp);
 		if (!zpdescs[i])
 			goto undo;
-		zpdesc_inc_zone_page_state(zpdescs[i]);
 	}
+	for (i = 0; i < class->pages_per_zspage; i++)
+		zpdesc_inc_zone_page_state(zpdescs[i]);
 
 	zspage->magic = ZSPAGE_MAGIC;
 	zspage->class_idx = class->index;
@@ -673,10 +685,8 @@ static struct zspage *alloc_zspage(struct zsmod_pool *pool,
 	return zspage;
 
 undo:
-	while (i--) {
-		zpdesc_dec_zone_page_state(zpdescs[i]);
+	while (i--)
 		zpdesc_free(zpdescs[i]);
-	}
 	kmem_cache_free(zsmod_zspage_cache, zspage);
 	return NULL;
 }
@@ -969,7 +979,7 @@ static bool malloc_in_class(struct size_class *class, unsigned long handle)
 		fix_fullness(class, zspage);
 	}
 	spin_unlock(&class->lock);
-	return zspage != NULL;
+	return !!zspage;
 }
 
 /**
@@ -998,6 +1008,10 @@ static bool malloc_borrow_slot(struct zsmod_pool *pool,
 
 		if (larger->size - class->size > ZSMOD_BORROW_BYTES)
 			break;
+		/* data_race: only a hint, malloc_in_class() decides */
+		if (data_race(larger->stat[CLASS_OBJS_ALLOCATED] ==
+			      larger->stat[CLASS_OBJS_INUSE]))
+			continue;
 		if (malloc_in_class(larger, handle))
 			return true;
 	}
@@ -1095,9 +1109,13 @@ void zsmod_free(struct zsmod_pool *pool, unsigned long handle)
 	if (zspage)
 		release_zspage(zspage);
 	handle_free(handle);
-	if (compact)
-		schedule_delayed_work(&pool->compact_work,
-				      ZSMOD_AUTO_COMPACT_DELAY);
+	if (compact) {
+		WRITE_ONCE(pool->compact_after,
+			   jiffies + ZSMOD_AUTO_COMPACT_DELAY);
+		if (!delayed_work_pending(&pool->compact_work))
+			schedule_delayed_work(&pool->compact_work,
+					      ZSMOD_AUTO_COMPACT_DELAY);
+	}
 }
 EXPORT_SYMBOL_GPL(zsmod_free);
 
@@ -1142,7 +1160,9 @@ void *zsmod_map_object(struct zsmod_pool *pool, unsigned long handle,
 	area = this_cpu_ptr(&zsmod_map_area);
 	area->mm = mm;
 	off = obj_page_offset(class, obj_index(obj));
-	if (off + class->size <= PAGE_SIZE) {
+	if (off + class->size <= PAGE_SIZE ||
+	    zpdesc_follows(zpdesc, zpdesc->next)) {
+		/* within one page, or spanning two adjacent ones */
 		area->kaddr = kmap_local_zpdesc(zpdesc);
 		addr = area->kaddr + off;
 	} else {
@@ -1399,12 +1419,21 @@ EXPORT_SYMBOL_GPL(zsmod_compact);
 /**
  * auto_compact_work() - background compaction where it pays
  * @work: the pool's compact_work
+ *
+ * Waits until frees have paused for ZSMOD_AUTO_COMPACT_DELAY: objects
+ * moved now might be freed a moment later, and a burst of frees often
+ * empties whole zspages by itself.
  */
 static void auto_compact_work(struct work_struct *work)
 {
 	struct zsmod_pool *pool = container_of(to_delayed_work(work),
 					       struct zsmod_pool, compact_work);
+	unsigned long after = READ_ONCE(pool->compact_after);
 
+	if (time_before(jiffies, after)) {
+		schedule_delayed_work(&pool->compact_work, after - jiffies);
+		return;
+	}
 	compact_pool(pool, true);
 }
 
