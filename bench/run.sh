@@ -4,7 +4,8 @@
 # time counts instructions, so timings repeat within about 1%).
 #
 #   1. build zsmalloc_mod.ko and bench/zsmod_bench.ko in a private copy of
-#      the tree (out/bench/build), and the static workload bench/zsmod_swap.c
+#      the tree, and the static workload bench/zsmod_swap.c. Each run works
+#      in its own out/bench/run.XXXXXX (build, logs), so runs do not clash
 #   2. corpus of real content for the guest: decompressed .ko files of the
 #      stock kernel and Python sources (out/bench/corpus)
 #   3. one guest boot (bench/guest-bench.sh): end to end through zswap,
@@ -52,13 +53,13 @@ kdir=${KDIR:-/usr/src/linux-headers-$abi}
 kernel=/boot/vmlinuz-$abi
 [ -f "$kernel" ] && [ -d "$kdir" ] || {
 	echo "bench: need $kernel and $kdir (make deps)" >&2; exit 1; }
-work=$top/out/bench
-mkdir -p "$work" "$results"
+mkdir -p "$top/out/bench" "$results"
+work=$(mktemp -d "$top/out/bench/run.XXXXXX")
+echo "=== work directory $work"
 
 # --- 1. build (a private copy: other builds in the tree are left alone)
 echo "=== build against $kdir"
 bdir=$work/build
-rm -rf "$bdir"
 mkdir -p "$bdir"
 rsync -a --exclude=/out --exclude=.git --exclude=/selftests/bin --exclude='*.ko' \
 	--exclude='*.o' --exclude='*.cmd' ./ "$bdir/"
@@ -74,18 +75,21 @@ make -s -C "$bdir" KDIR="$kdir" modules >"$work/build.log" 2>&1 || {
 gcc -O2 -Wall -Wextra -static -o "$work/zsmod_swap" bench/zsmod_swap.c
 
 # --- 2. corpus: about 24 MiB of modules, text, and busybox in the guest
-corpus=$work/corpus
+# Shared between runs: built aside, then renamed into place.
+corpus=$top/out/bench/corpus
 if [ ! -f "$corpus/.done" ]; then
 	echo "=== corpus"
-	rm -rf "$corpus"
-	mkdir -p "$corpus/ko" "$corpus/text"
+	c=$work/corpus
+	mkdir -p "$c/ko" "$c/text"
 	find "/lib/modules/$abi/kernel/fs" -name '*.ko.xz' | sort | while read -r f; do
-		xz -dc "$f" >"$corpus/ko/$(basename "${f%.xz}")"
-		[ "$(du -sm "$corpus/ko" | cut -f1)" -ge 24 ] && break
+		xz -dc "$f" >"$c/ko/$(basename "${f%.xz}")"
+		[ "$(du -sm "$c/ko" | cut -f1)" -ge 24 ] && break
 	done
 	find /usr/lib/python3*/ -maxdepth 1 -name '*.py' | sort | xargs cat |
-		head -c 8M >"$corpus/text/python-stdlib.txt"
-	touch "$corpus/.done"
+		head -c 8M >"$c/text/python-stdlib.txt"
+	touch "$c/.done"
+	rm -rf "$corpus"
+	mv -T "$c" "$corpus" 2>/dev/null || rm -rf "$c"
 fi
 
 # --- 3. the guest
@@ -140,4 +144,5 @@ fi
 tr -d '\r' <"$tap" | grep -E '^# (e2e |micro |param |swap:|mem:|end )' >"$results/raw.txt" || true
 python3 bench/report.py --raw "$results/raw.txt" --meta "$work/meta.txt" --out "$results" \
 	${mt_raw:+--raw-mttcg "$mt_raw"}
-echo "=== done in $((SECONDS - t_start)) s: $results/results.md"
+rm -rf "$bdir"
+echo "=== done in $((SECONDS - t_start)) s: $results/results.md (logs in $work)"
