@@ -88,12 +88,17 @@ if [ ${#mods[@]} -gt 0 ]; then
 	done
 fi
 
-for k in "${kos[@]}"; do
+# depmod warns when these are missing (no --modules-dir, e.g. a kernel
+# without modules): empty ones mean "nothing built in, no order".
+for f in modules.order modules.builtin modules.builtin.modinfo; do
+	[ -f "$mdir/$f" ] || : >"$mdir/$f"
+done
+for k in ${kos[@]+"${kos[@]}"}; do
 	cp "$k" "$mdir/extra/"
 done
 depmod -b "$root" "$kver"
 
-for f in "${files[@]}"; do
+for f in ${files[@]+"${files[@]}"}; do
 	src=${f%%:*}
 	dst=/root/$(basename "$src")
 	[ "$f" != "$src" ] && dst=${f#*:}
