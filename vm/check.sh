@@ -13,6 +13,9 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top" || exit 1
 out=$top/out/check
 mkdir -p "$out"
+# Two runs at once would overwrite each other's build copy and logs.
+exec 9>"$out/.lock"
+flock -n 9 || { echo "check: another make check is running; waiting for it"; flock 9; }
 
 only='' kunit=1
 while [ $# -gt 0 ]; do
