@@ -100,6 +100,22 @@ phase_mem() {	# one settled sample after a phase: where memory goes
 	settle
 	note "memory after $1: MemFree+pcp $(($(meminfo MemFree) + $(pcpfree) - base_free))kB vs baseline (pcp $(pcpfree)kB), nr_zspages=$(vmstat nr_zspages), Slab=$(meminfo Slab)kB, PageTables=$(meminfo PageTables)kB, Shmem=$(meminfo Shmem)kB, AnonPages=$(meminfo AnonPages)kB, Percpu=$(meminfo Percpu)kB, our pools=$(npools) objs_used=$(ostat objs_used) pages_used=$(ostat pages_used)"
 }
+kmsg_pull() { dmesg -c >>$T/kmsg.all; }
+# Call sites of the injected failures the kernel reported (verbose=2: a
+# stack per report, rate-limited; allocations with __GFP_NOWARN, such as
+# zswap's zpool_malloc(), are never reported): "count function" lines for
+# the first caller above the allocator.
+fault_sites() {	# fault_sites FROM-LINE
+	tail -n +"$1" $T/kmsg.all | awk '
+	{ sub(/^\[[^]]*\] */, "") }
+	/FAULT_INJECTION: forcing a failure/ { inb = 1; found = 0; next }
+	inb && /^ *[A-Za-z0-9_.]+\+0x[0-9a-f]+\/0x[0-9a-f]+/ && !found {
+		f = $1; sub(/\+.*/, "", f)
+		if (f ~ /^(dump_stack|should_fail|__should_fail|fail_dump|prepare_alloc_pages|__alloc_pages|alloc_pages|__alloc_frozen|alloc_frozen|__folio_alloc|folio_alloc|kmem_cache_alloc|__kmem_cache_alloc|__kmalloc|kmalloc|slab_pre_alloc_hook|allocate_slab|new_slab|___slab_alloc|__slab_alloc|kasan|kvmalloc|__kvmalloc|__get_free_pages|get_zeroed_page|alloc_slab_page|xas_alloc|xas_nomem|xas_create|xas_expand|radix_tree_node_alloc|mempool_alloc|alloc_pages_mpol|__alloc_pages_slowpath|should_failslab|should_fail_alloc_page)/) next
+		n[f]++; found = 1; inb = 0
+	}
+	END { for (f in n) print n[f], f }' | sort -rn | head -8 | tr '\n' ',' | sed 's/,$//'
+}
 set_zpool() { echo "$1" >$Z/zpool 2>/dev/null; }
 backend() { cat $Z/zpool; }
 loaded() { grep -q '^zsmalloc_mod ' /proc/modules; }
@@ -303,7 +319,10 @@ fi
 set_zpool zsmalloc || err="$err cannot select zsmalloc"
 echo 1 >$Z/enabled || err="$err cannot enable zswap"
 echo Y >$Z/shrinker_enabled || err="$err cannot enable zswap's shrinker"
-dmesg_start=$(dmesg | wc -l)
+# The kernel log is moved into $T/kmsg.all as we go (dmesg -c): the fault
+# injection phase's stack dumps would overflow the 128 KiB ring buffer.
+dmesg -c >$T/kmsg.all
+kmsg_start=$(wc -l <$T/kmsg.all)
 base_zspages=$(vmstat nr_zspages)
 base_free=$(memfree)
 cat /proc/meminfo >$T/meminfo.base
@@ -449,7 +468,7 @@ if [ -d $FP ] && [ -d $FS ]; then
 		echo 1 >$d/interval
 		echo 0 >$d/times
 		echo 0 >$d/space
-		echo 1 >$d/verbose
+		echo 2 >$d/verbose
 		echo Y >$d/ignore-gfp-wait
 	done
 	echo N >$FP/ignore-gfp-highmem
@@ -462,9 +481,12 @@ if [ -d $FP ] && [ -d $FS ]; then
 		ra0=$(zstat reject_alloc_fail) rk0=$(zstat reject_kmemcache_fail)
 		rc0=$(zstat reject_compress_fail) st0=$(zstat stored_pages)
 		t0=$(date +%s)
+		kmsg_pull
+		k0=$(($(wc -l <$T/kmsg.all) + 1))
 		writers_start "f$fname" "$nwriters" "$mib" "$half" -F
 		peak=0
 		while :; do
+			kmsg_pull
 			alive=0
 			for p in $w_pids; do kill -0 "$p" 2>/dev/null && alive=1; done
 			o=$(ostat objs_used)
@@ -473,7 +495,10 @@ if [ -d $FP ] && [ -d $FS ]; then
 			sleep 2
 		done
 		writers_wait "f$fname"
+		kmsg_pull
 		inj=$((budget - $(cat $d/times)))
+		nrep=$(tail -n +$k0 $T/kmsg.all | grep -c 'FAULT_INJECTION: forcing')
+		note "faults $fname: $nrep reported injections (rate-limited, __GFP_NOWARN ones never), first callers: $(fault_sites $k0)"
 		echo 0 >$d/probability
 		echo 0 >$d/times
 		ra=$(($(zstat reject_alloc_fail) - ra0)) rk=$(($(zstat reject_kmemcache_fail) - rk0))
@@ -521,11 +546,12 @@ result "teardown: pools empty and gone, module unloads, nr_zspages and MemFree b
 
 # ---- 8 dmesg --------------------------------------------------------------
 splat='BUG:|WARNING:|Oops|KASAN|UBSAN:|kernel BUG at|general protection fault|possible circular locking|possible recursive locking|inconsistent lock state|INFO: |list_(add|del) corruption|Bad page'
-hits=$(dmesg | tail -n +$((dmesg_start + 1)) | grep -E "$splat" | head -5)
+kmsg_pull
+hits=$(tail -n +$((kmsg_start + 1)) $T/kmsg.all | grep -E "$splat" | head -5)
 if [ -n "$hits" ]; then
 	echo "$hits" | sed 's/^/# dmesg: /'
 	nok "no kernel splat during the run"
 else
-	ok "no kernel splat during the run ($(dmesg | grep -c 'FAULT_INJECTION') fault injection reports)"
+	ok "no kernel splat during the run ($(grep -c 'FAULT_INJECTION' $T/kmsg.all) fault injection reports)"
 fi
 exit $failed
