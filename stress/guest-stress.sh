@@ -328,6 +328,12 @@ base_free=$(memfree)
 cat /proc/meminfo >$T/meminfo.base
 cat /proc/vmstat >$T/vmstat.base
 note "baseline: nr_zspages=$base_zspages MemFree+pcp=${base_free}kB (pcp $(pcpfree)kB) MemTotal=$(meminfo MemTotal)kB"
+# The checker checks: one flipped bit must be reported as one mismatch.
+if $ST/storm -n selftest -m 1 -t 1 -X 2>/dev/null | grep -q 'mismatches 1$'; then
+	note "storm self-test: a flipped bit is reported as 1 mismatch"
+else
+	err="$err storm -X did not report its flipped bit"
+fi
 loaded && err="$err zsmalloc_mod loaded before we asked for it"
 set_zpool zsmalloc_mod || err="$err cannot select zsmalloc_mod"
 loaded || err="$err zpool=zsmalloc_mod did not load the module"
