@@ -22,12 +22,13 @@
 # Env: KUNIT_TIMEOUT (guest seconds, default 2400), KUNIT_MEM (default 2G),
 #      KUNIT_APPEND (extra kernel command line), KUNIT_KCFLAGS (extra
 #      compiler flags for the modules, a debugging aid), KUNIT_KDIR (use
-#      this already built kunit-kernel-<hash> directory), ZSMOD_CACHE, JOBS.
+#      this already built kunit-kernel-<hash> directory), KUNIT_OUT (output
+#      directory, default out/kunit), ZSMOD_CACHE, JOBS.
 # Output: out/kunit/{guest.log,guest.tap,<suite>.ktap,<suite>.parse}
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/.." && pwd)
-out=$top/out/kunit
+out=${KUNIT_OUT:-$top/out/kunit}
 suites=(zsmalloc_mod_alloc zsmalloc_mod_migration zsmalloc_mod_dropbehind zsmalloc_mod_zpool)
 
 say() { echo "kunit: $*"; }
