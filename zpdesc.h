@@ -353,7 +353,7 @@ static inline bool zpdesc_follows(const struct zpdesc *zpdesc,
 				  const struct zpdesc *next)
 {
 	return !IS_ENABLED(CONFIG_HIGHMEM) &&
-	       zpdesc_pfn(next) == zpdesc_pfn(zpdesc) + 1;
+	       zpdesc_page(next) == nth_page(zpdesc_page(zpdesc), 1);
 }
 
 /**

@@ -197,7 +197,11 @@ struct zsmod_pool {
 struct zsmod_map_area {
 	local_lock_t lock;
 	char *buf;		/* PAGE_SIZE bounce buffer for split objects */
-	void *kaddr;		/* kmap_local address of an unsplit object */
+	void *kaddr;		/* kmap_local address of an in-place object */
+	/* the mapping in progress, so that unmap need not decode again */
+	unsigned long handle;
+	unsigned long obj;
+	struct size_class *class;
 	enum zsmod_mapmode mm;
 };
 
@@ -1083,6 +1087,7 @@ void zsmod_free(struct zsmod_pool *pool, unsigned long handle)
 {
 	struct size_class *class;
 	struct zspage *zspage;
+	int fullness, old_fullness;
 	unsigned long obj;
 	bool compact;
 
@@ -1099,11 +1104,14 @@ void zsmod_free(struct zsmod_pool *pool, unsigned long handle)
 		return;
 	}
 	zspage = zpdesc_zspage(obj_zpdesc(obj));
+	old_fullness = zspage->fullness;
 	obj_free(class, obj);
-	if (fix_fullness(class, zspage) != ZS_INUSE_RATIO_0 ||
-	    !free_zspage(pool, class, zspage))
+	fullness = fix_fullness(class, zspage);
+	/* Fragmentation only grows when a zspage drops a group: look then. */
+	compact = fullness != old_fullness && READ_ONCE(auto_compact) &&
+		  class_compaction_pays(class);
+	if (fullness != ZS_INUSE_RATIO_0 || !free_zspage(pool, class, zspage))
 		zspage = NULL;
-	compact = READ_ONCE(auto_compact) && class_compaction_pays(class);
 	spin_unlock(&class->lock);
 
 	if (zspage)
@@ -1159,6 +1167,9 @@ void *zsmod_map_object(struct zsmod_pool *pool, unsigned long handle,
 	local_lock(&zsmod_map_area.lock);
 	area = this_cpu_ptr(&zsmod_map_area);
 	area->mm = mm;
+	area->handle = handle;
+	area->obj = obj;
+	area->class = class;
 	off = obj_page_offset(class, obj_index(obj));
 	if (off + class->size <= PAGE_SIZE ||
 	    zpdesc_follows(zpdesc, zpdesc->next)) {
@@ -1188,35 +1199,33 @@ EXPORT_SYMBOL_GPL(zsmod_map_object);
  * @handle: the handle that was mapped
  *
  * Copies a split object back from the per-CPU buffer unless it was
- * mapped read-only.
+ * mapped read-only. A handle other than the one this CPU has mapped is
+ * refused with a warning and changes nothing.
  */
 void zsmod_unmap_object(struct zsmod_pool *pool, unsigned long handle)
 	__releases(class_lock)
 {
-	struct zsmod_map_area *area;
-	struct size_class *class;
-	unsigned long obj;
+	/* raw: with no mapping in progress we may be preemptible here */
+	struct zsmod_map_area *area = raw_cpu_ptr(&zsmod_map_area);
+	struct size_class *class = area->class;
 
-	class = handle_class(pool, handle);
-	if (WARN_ON_ONCE(!class)) {
+	if (WARN_ON_ONCE(!handle || area->handle != handle || !class)) {
 		__release(class_lock);	/* see zsmod_map_object() */
 		return;
 	}
 	lockdep_assert_held(&class->lock);
 
-	/* Stable: we hold the class lock that moving the object needs. */
-	obj = handle_obj(handle);
-
-	area = this_cpu_ptr(&zsmod_map_area);
 	if (area->kaddr) {
 		kunmap_local(area->kaddr);
 		area->kaddr = NULL;
 	} else if (area->mm != ZSMOD_MM_RO) {
 		/* the handle header in the buffer may be stale: skip it */
-		obj_copy_bytes(class, obj, ZSMOD_HANDLE_SIZE,
+		obj_copy_bytes(class, area->obj, ZSMOD_HANDLE_SIZE,
 			       area->buf + ZSMOD_HANDLE_SIZE,
 			       class->size - ZSMOD_HANDLE_SIZE, true);
 	}
+	area->handle = 0;
+	area->class = NULL;
 	local_unlock(&zsmod_map_area.lock);
 	spin_unlock(&class->lock);
 }
