@@ -89,6 +89,11 @@
  * The class is in there so that free and map find the class lock
  * from the handle alone.
  */
+/* x86-64 defines the largest possible only with 5-level paging. */
+#ifndef MAX_POSSIBLE_PHYSMEM_BITS
+#define MAX_POSSIBLE_PHYSMEM_BITS	MAX_PHYSMEM_BITS
+#endif
+
 #define OBJ_IDX_BITS		12
 #define OBJ_CLASS_BITS		8
 #define OBJ_PFN_SHIFT		(OBJ_IDX_BITS + OBJ_CLASS_BITS)
@@ -2156,7 +2161,11 @@ void zsmod_destroy_pool(struct zsmod_pool *pool)
 			pool->name, leaked);
 	WARN_ON_ONCE(atomic_long_read(&pool->pages_allocated));
 
-	for (idx = ZSMOD_NR_CLASSES - 1; idx >= 0; idx--) {
+	/*
+	 * Upwards: merged indexes point to the class of the largest of them,
+	 * so it is freed only after the smaller ones have been looked at.
+	 */
+	for (idx = 0; idx < ZSMOD_NR_CLASSES; idx++) {
 		struct size_class *class = pool->size_class[idx];
 
 		if (class && class->index == idx)
