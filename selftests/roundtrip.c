@@ -23,11 +23,11 @@ int main(int argc, char **argv)
 	struct zsmod_total t = { 0 };
 	char pool[256];
 	struct wl_job j;
-	long stored, zswapped, bad;
+	long stored, zswapped, bad, objs = -1;
 	int err;
 
 	ksft_print_header();
-	ksft_set_plan(6);
+	ksft_set_plan(7);
 	ksft_print_msg("backend %s\n", backend);
 
 	err = setup_zswap(backend);
@@ -59,8 +59,12 @@ int main(int argc, char **argv)
 			       t.pages_used);
 		ksft_test_result(!err && t.obj_used > 0 && t.obj_used <= t.obj_allocated &&
 				 t.pages_used > 0, "our pool holds objects\n");
+		ksft_test_result(!err && zsmod_objs_match_zswap(pool, &objs, &stored),
+				 "one object per zswap entry: objs_used %ld, stored_pages %ld\n",
+				 objs, stored);
 	} else {
 		ksft_test_result_skip("our pool holds objects (backend %s)\n", backend);
+		ksft_test_result_skip("one object per zswap entry (backend %s)\n", backend);
 	}
 
 	bad = wl_verify(&j);

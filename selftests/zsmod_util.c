@@ -237,6 +237,22 @@ int zsmod_classes_total(const char *pooldir, struct zsmod_total *t)
 	return 0;
 }
 
+int zsmod_objs_match_zswap(const char *pooldir, long *objs, long *stored)
+{
+	int i;
+
+	for (i = 0; i < 10; i++) {
+		long s0 = zswap_stat("stored_pages");
+
+		*objs = zsmod_stat(pooldir, "objs_used");
+		*stored = zswap_stat("stored_pages");
+		if (*stored == s0 && *objs == *stored)
+			return *objs >= 0;
+		usleep(100 * 1000);
+	}
+	return 0;
+}
+
 void settle_memory(void)
 {
 	sync();

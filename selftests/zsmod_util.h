@@ -72,6 +72,14 @@ int backend_is_ours(const char *backend);
 /* Enable zswap, select the backend: 0 or -errno (the ksft message says why). */
 int setup_zswap(const char *backend);
 
+/*
+ * Every zswap entry is one object in the pool zswap uses (6.12's zswap has
+ * no same-filled entries), and other pools of ours are empty once their
+ * users are gone: our objs_used must equal zswap's stored_pages. Reads both
+ * until two rounds agree (stores may be in flight). 1 if equal, else 0.
+ */
+int zsmod_objs_match_zswap(const char *pooldir, long *objs, long *stored);
+
 /* Free page cache and slab, compact: quieter numbers for leak checks. */
 void settle_memory(void);
 

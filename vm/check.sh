@@ -78,6 +78,10 @@ stage "modules build (W=1)" build || finish
 
 stage selftests-build make -s -C selftests || finish
 
+# The stock kernel has no KASAN, but its boot-time debug options catch much
+# of the same: slub_debug checks every slab object (ours included) for
+# overflows and writes after free, page_poison every freed page (zspages).
+debug_opts="slub_debug=FZPU page_poison=1"
 guest() {
 	local files=() t
 	for t in selftests/bin/*; do
@@ -87,7 +91,7 @@ guest() {
 		--modprobe virtio_blk --disk 1G --mem 1G --smp 2 --timeout 600 \
 		--ko "$bdir/zsmalloc_mod.ko" "${files[@]}" \
 		--files selftests/run_tests.sh:/root/selftests/run_tests.sh \
-		${only:+--append "zsmod_tests=${only//,/+}"} \
+		--append "$debug_opts" ${only:+--append "zsmod_tests=${only//,/+}"} \
 		--log "$out/stock-guest.log"
 }
 stage "stock 6.12 guest selftests" guest

@@ -42,7 +42,10 @@ for splat in "BUG: KASAN: slab-use-after-free in zsmod_free+0x1/0x2" \
 	"WARNING: possible circular locking dependency detected" \
 	"INFO: task kworker/0:1:12 blocked for more than 120 seconds." \
 	"Kernel panic - not syncing: Fatal exception" \
-	"UBSAN: array-index-out-of-bounds in zsmalloc_mod.c:1:2"; do
+	"UBSAN: array-index-out-of-bounds in zsmalloc_mod.c:1:2" \
+	"BUG zsmod_handle (Tainted: G           OE     ): Poison overwritten" \
+	"BUG: KFENCE: use-after-free read in zsmod_free+0x1/0x2" \
+	"pagealloc: memory corruption"; do
 	# Splats may share a line with other output: match anywhere.
 	case_ "splat: ${splat%% in *}" 1 "$boot""garbage[  5.1] $splat"$'\r\n' "$tap_ok"
 done

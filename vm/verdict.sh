@@ -27,11 +27,15 @@ tap=${2:-${log%.log}.tap}
 # may start with other output). "WARNING:" also covers lockdep's reports
 # (possible circular/recursive locking, inconsistent lock state) and RCU's
 # "suspicious RCU usage"; "BUG:" covers KASAN, sleeping-in-atomic, soft
-# lockups and bad page state. "INFO: " catches hung tasks and RCU stalls.
+# lockups, bad page state and KFENCE. "INFO: " catches hung tasks and RCU
+# stalls.
 splat='BUG:|WARNING:|Oops|Kernel panic|KASAN|UBSAN:|kernel BUG at|general protection fault'
 splat+='|possible circular locking|possible recursive locking|inconsistent lock state'
 splat+='|INFO: |rcu_sched self-detected stall|Unable to handle kernel|list_(add|del) corruption'
 splat+='|kmemleak: [0-9]+ new suspected'
+# slub_debug's reports ("BUG kmalloc-64 (Not tainted): Poison overwritten")
+# and page_poison's, for guests booted with those debug options.
+splat+='|BUG [^ ]+ \((Not tainted|Tainted)|pagealloc: (memory corruption|single bit error)'
 [ -n "${VERDICT_EXTRA:-}" ] && splat+="|$VERDICT_EXTRA"
 
 fail=0
