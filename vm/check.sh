@@ -100,7 +100,11 @@ while read -r line; do
 	summary+=("    $line")
 done < <(tr -d '\r' <"$out/stock-guest.tap" 2>/dev/null | grep -E '^(not )?ok ')
 
-if [ -n "$kunit" ] && [ -x kunit/run.sh ]; then
+if [ -z "$kunit" ]; then
+	summary+=("kunit                          skipped (--no-kunit)")
+elif [ -x kunit/run.sh ]; then
 	stage "kunit (kunit/run.sh)" ./kunit/run.sh
+else
+	summary+=("kunit                          skipped (no kunit/run.sh)")
 fi
 finish
