@@ -45,14 +45,13 @@
 #include <linux/slab.h>
 #include <linux/sort.h>
 #include <linux/string.h>
-#include <linux/version.h>
 #include <linux/vmstat.h>
 #include <linux/zpool.h>
 
 #include "../zsmalloc_mod.h"
 
-#if defined(folio_test_dropbehind) || \
-	LINUX_VERSION_CODE >= KERNEL_VERSION(6, 14, 0)
+/* kunit/patches/0001 defines folio_test_dropbehind as a macro for this */
+#ifdef folio_test_dropbehind
 #define ZSMOD_HAVE_DROPBEHIND 1
 #endif
 
@@ -339,7 +338,8 @@ static unsigned long class_objs_used(struct tpool *tp, const struct tclass *c)
 
 /* The class that holds object @idx: the one whose objs_used drops on free.
  * Used right after allocating when only that class changed; @before is a
- * snapshot of objs_used per table entry. */
+ * snapshot of objs_used per table entry.
+ */
 static const struct tclass *class_grown(struct tpool *tp, const unsigned long *before)
 {
 	const struct tclass *found = NULL;
@@ -383,9 +383,10 @@ static int alloc_find_class(struct tpool *tp, size_t len, gfp_t gfp,
 	KUNIT_ASSERT_GE_MSG(test, idx, 0, "zsmod_malloc(%zu) failed", len);
 	*cls = class_grown(tp, before);
 	KUNIT_ASSERT_NOT_NULL_MSG(test, *cls,
-		"not exactly one class gained an object after zsmod_malloc(%zu)", len);
+				  "not exactly one class gained an object after zsmod_malloc(%zu)",
+				  len);
 	KUNIT_ASSERT_GE_MSG(test, (*cls)->size, (unsigned int)len,
-		"object of %zu bytes put in class of size %u", len, (*cls)->size);
+			    "object of %zu bytes put in class of size %u", len, (*cls)->size);
 	kunit_kfree(test, before);
 	return idx;
 }
@@ -487,7 +488,8 @@ static void expect_consistent(struct tpool *tp)
 }
 
 /* Free everything, wait (bounded) for deferred frees, destroy, and check
- * that NR_ZSPAGES is back where it was before the pool existed. */
+ * that NR_ZSPAGES is back where it was before the pool existed.
+ */
 static void free_destroy_check(struct tpool *tp)
 {
 	struct kunit *test = tp->test;
@@ -496,7 +498,7 @@ static void free_destroy_check(struct tpool *tp)
 	tpool_free_all(tp);
 	deadline = jiffies + 2 * HZ;
 	while (zsmod_get_total_pages(tp->pool) && time_before(jiffies, deadline))
-		msleep(10);
+		usleep_range(10000, 20000);
 	KUNIT_EXPECT_EQ_MSG(test, zsmod_get_total_pages(tp->pool), 0UL,
 			    "pages still used after every object was freed");
 	zsmod_destroy_pool(tp->pool);
@@ -529,7 +531,7 @@ static unsigned long obj_pfn(struct tpool *tp, unsigned int idx)
 static inline void set_fail_nth(unsigned int n) { current->fail_nth = n; }
 static inline unsigned int get_fail_nth(void) { return current->fail_nth; }
 static inline void set_make_it_fail(int v) { current->make_it_fail = v; }
-#define NEED_FI(test) do { } while (0)
+#define NEED_FI(test) ((void)(test))
 #else
 static inline void set_fail_nth(unsigned int n) { }
 static inline unsigned int get_fail_nth(void) { return 0; }
@@ -651,8 +653,8 @@ static void fi_setup(struct kunit *test)
 	for (i = 0; i < ARRAY_SIZE(fi_knobs); i++) {
 		fi_knobs[i].p = knob_ptr(fi_knobs[i].dir, fi_knobs[i].name);
 		KUNIT_ASSERT_NOT_NULL_MSG(test, fi_knobs[i].p,
-			"no debugfs knob %s/%s (CONFIG_FAIL_PAGE_ALLOC, FAILSLAB, FAULT_INJECTION_DEBUG_FS?)",
-			fi_knobs[i].dir, fi_knobs[i].name);
+					  "no debugfs knob %s/%s (CONFIG_FAIL_PAGE_ALLOC, FAILSLAB, FAULT_INJECTION_DEBUG_FS?)",
+					  fi_knobs[i].dir, fi_knobs[i].name);
 		fi_knobs[i].saved = knob_get(&fi_knobs[i]);
 	}
 	KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test, fi_restore, NULL));
@@ -843,8 +845,8 @@ static void test_alloc_size(struct kunit *test)
 		off = (unsigned long)oi * c->size;
 		KUNIT_ASSERT_LT(test, off / PAGE_SIZE, (unsigned long)np);
 		KUNIT_EXPECT_EQ_MSG(test, pfns[off / PAGE_SIZE], pfn,
-			"object %u idx %u: location pfn is not page %lu of its zspage",
-			i, oi, off / PAGE_SIZE);
+				    "object %u idx %u: location pfn is not page %lu of its zspage",
+				    i, oi, off / PAGE_SIZE);
 		if (off % PAGE_SIZE + c->size > PAGE_SIZE)
 			spanned++;
 		keys[i] = pfn * 65536 + oi;
@@ -854,7 +856,7 @@ static void test_alloc_size(struct kunit *test)
 		KUNIT_EXPECT_NE_MSG(test, keys[i], keys[i - 1], "two objects share a slot");
 	if (class_spans(c))
 		KUNIT_EXPECT_GT_MSG(test, spanned, 0U,
-			"class %u spans pages but no object did", c->size);
+				    "class %u spans pages but no object did", c->size);
 
 	KUNIT_ASSERT_EQ(test, 0, zsmod_class_info(tp->pool, c->arg, &info));
 	KUNIT_EXPECT_EQ(test, info.objs_used, (unsigned long)n);
@@ -874,7 +876,8 @@ static void test_span_rw(struct kunit *test)
 	unsigned int i, oi, done = 0;
 	unsigned long pfn;
 
-	KUNIT_ASSERT_NOT_NULL_MSG(test, c, "no class with multi-page zspages whose objects straddle pages");
+	KUNIT_ASSERT_NOT_NULL_MSG(test, c,
+				  "no class with multi-page zspages whose objects straddle pages");
 	c = fill_zspages(tp, len_for_class(c), GFP_KERNEL, 1);
 	KUNIT_ASSERT_TRUE(test, class_spans(c));
 	for (i = 0; i < tp->n; i++) {
@@ -1057,7 +1060,7 @@ static bool settle_pages(struct tpool *tp, unsigned long pages)
 	while (zsmod_get_total_pages(tp->pool) != pages) {
 		if (time_after(jiffies, deadline))
 			return false;
-		msleep(5);
+		usleep_range(5000, 10000);
 	}
 	return true;
 }
@@ -1090,7 +1093,8 @@ static unsigned int enomem_walk(struct kunit *test, struct tpool *tp, size_t len
 			if (handle)
 				zsmod_free(tp->pool, handle);
 			KUNIT_EXPECT_TRUE_MSG(test, settle_pages(tp, before.pages_used),
-					      "len %zu: freeing the only object kept its zspage", len);
+					      "len %zu: freeing the only object kept its zspage",
+					      len);
 			if (left) {
 				through = true;
 				break;
@@ -1114,8 +1118,8 @@ static unsigned int enomem_walk(struct kunit *test, struct tpool *tp, size_t len
 	KUNIT_EXPECT_TRUE_MSG(test, through, "len %zu: still failing after 64 fault points", len);
 	KUNIT_EXPECT_GE_MSG(test, failures + tolerated, min_failures,
 			    "len %zu: injected failures never reached zsmod_malloc", len);
-	kunit_info(test, "len %zu gfp %#x: %u injected failures gave -ENOMEM, all clean; %u had a fallback\n",
-		   len, (unsigned int)gfp, failures, tolerated);
+	kunit_info(test, "len %zu gfp %pGg: %u injected failures gave -ENOMEM, all clean; %u had a fallback\n",
+		   len, &gfp, failures, tolerated);
 	return failures;
 }
 
@@ -1149,13 +1153,14 @@ static void enomem_kth_page(struct kunit *test, struct tpool *tp, size_t len, gf
 		if (!ret) {
 			zsmod_pool_stats(tp->pool, &after);
 			KUNIT_EXPECT_GE_MSG(test, k, ppz,
-				"len %zu: a zspage of %u pages with only %u pages to be had (pages %lu -> %lu, objs %lu/%lu -> %lu/%lu)",
-				len, ppz, k, before.pages_used, after.pages_used,
-				before.objs_used, before.objs_allocated,
-				after.objs_used, after.objs_allocated);
+					    "len %zu: a zspage of %u pages with only %u pages to be had (pages %lu -> %lu, objs %lu/%lu -> %lu/%lu)",
+					    len, ppz, k, before.pages_used, after.pages_used,
+					    before.objs_used, before.objs_allocated,
+					    after.objs_used, after.objs_allocated);
 			zsmod_free(tp->pool, handle);
 			KUNIT_EXPECT_TRUE_MSG(test, settle_pages(tp, before.pages_used),
-					      "len %zu: freeing the only object kept its zspage", len);
+					      "len %zu: freeing the only object kept its zspage",
+					      len);
 			through = true;
 			break;
 		}
@@ -1190,7 +1195,8 @@ static void test_alloc_enomem(struct kunit *test)
 	multi_len = len_for_class(multi);
 
 	/* an empty pool: each call needs a whole new zspage; every fault
-	 * point zsmod_malloc passes through, failed in turn */
+	 * point zsmod_malloc passes through, failed in turn
+	 */
 	failures += enomem_walk(test, tp, 64, GFP_KERNEL | __GFP_NOWARN, 1);
 	failures += enomem_walk(test, tp, multi_len, GFP_KERNEL | __GFP_NOWARN, 1);
 	failures += enomem_walk(test, tp, zsmod_max_alloc_size(), GFP_KERNEL | __GFP_NOWARN, 1);
@@ -1206,7 +1212,8 @@ static void test_alloc_enomem(struct kunit *test)
 	expect_consistent(tp);
 
 	/* with live objects around (small classes may borrow free slots of
-	 * slightly larger classes: keep the live ones where nothing borrows) */
+	 * slightly larger classes: keep the live ones where nothing borrows)
+	 */
 	idx = tpool_alloc(tp, 1, GFP_KERNEL);
 	KUNIT_ASSERT_GE(test, idx, 0);
 	idx = tpool_alloc(tp, zsmod_max_alloc_size(), GFP_KERNEL);
@@ -1259,16 +1266,18 @@ static int migrate_pfn(unsigned long pfn)
 		}
 		if (ret != -EBUSY)
 			break;
-		msleep(5);
+		usleep_range(5000, 10000);
 	}
 	return ret;
 }
-#define NEED_CONTIG(test) do { } while (0)
+
+#define NEED_CONTIG(test) ((void)(test))
 #else
 static int migrate_pfn(unsigned long pfn)
 {
 	return -EOPNOTSUPP;
 }
+
 #define NEED_CONTIG(test) \
 	kunit_skip(test, "kernel without CONFIG_CONTIG_ALLOC (set CONFIG_CMA)")
 #endif
@@ -1507,9 +1516,10 @@ static unsigned int expect_page_flags(struct tpool *tp, const char *when)
 			unsigned long flags = READ_ONCE(page->flags);
 
 			KUNIT_EXPECT_EQ_MSG(test, flags & BAD_PAGE_FLAGS, 0UL,
-				"%s: pfn %#lx flags %pGp", when, pfns[k], &flags);
+					    "%s: pfn %#lx flags %pGp", when, pfns[k], &flags);
 			KUNIT_EXPECT_TRUE_MSG(test, __PageMovable(page),
-				"%s: pfn %#lx is not a movable_ops page", when, pfns[k]);
+					      "%s: pfn %#lx is not a movable_ops page",
+					      when, pfns[k]);
 			seen++;
 		}
 	}
@@ -1581,7 +1591,7 @@ static void test_migrate_pages(struct kunit *test)
 			}
 		}
 		KUNIT_EXPECT_GE_MSG(test, victim[k], 0,
-			"class %u: no zspage could be migrated entirely", cls[k]->size);
+				    "class %u: no zspage could be migrated entirely", cls[k]->size);
 	}
 	kunit_info(test, "%u pages migrated\n", nmoved);
 
@@ -1594,8 +1604,8 @@ static void test_migrate_pages(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, np, (int)cls[k]->ppz);
 		for (j = 0; j < np; j++)
 			KUNIT_EXPECT_FALSE_MSG(test, pfn_in(now[j], vold[k], np),
-				"class %u: page %d back on a pfn it was migrated from",
-				cls[k]->size, j);
+					       "class %u: page %d back on a pfn it was migrated from",
+					       cls[k]->size, j);
 	}
 	/* objects on moved pages resolve to a new pfn, the others did not move */
 	for (i = 0; i < tp->n; i++) {
@@ -1604,7 +1614,8 @@ static void test_migrate_pages(struct kunit *test)
 		if (pfn_in(oldpfn[i], moved, nmoved)) {
 			moved_objs++;
 			if (pfn == oldpfn[i] && bad++ < 5)
-				KUNIT_FAIL(test, "object %u: handle still resolves to the old pfn %#lx",
+				KUNIT_FAIL(test,
+					   "object %u: handle still resolves to the old pfn %#lx",
 					   i, pfn);
 		} else if (pfn != oldpfn[i] && bad++ < 5) {
 			KUNIT_FAIL(test, "object %u moved from %#lx to %#lx without being migrated",
@@ -1689,7 +1700,8 @@ next_round:
 	if (vp < 0 && round < 4)
 		goto next_round;
 	KUNIT_ASSERT_GE_MSG(test, vp, 0,
-		"no isolate+putback in %u tries (last alloc_contig_range: %d)", tries, ret);
+			    "no isolate+putback in %u tries (last alloc_contig_range: %d)",
+			    tries, ret);
 	kunit_info(test, "aborted migration of pfn %#lx after %u tries: %d\n",
 		   pfns[vp], tries, ret);
 	KUNIT_EXPECT_EQ(test, st1.migrate_aborted - st0.migrate_aborted, 1UL);
@@ -1706,7 +1718,8 @@ next_round:
 
 	/* fully usable: free two objects of that zspage, allocate two back
 	 * (every other zspage is full: they must land in its free slots),
-	 * rewrite one in place */
+	 * rewrite one in place
+	 */
 	for (i = 0; i < tp->n && freed < 2; i++) {
 		if (tp->h[i] && pfn_in(oldpfn[i], pfns, np)) {
 			tpool_free(tp, i);
@@ -1863,7 +1876,8 @@ static void test_readers_vs_migration(struct kunit *test)
 		tpool_free(tp, i);	/* odd ones: never read */
 	for (round = 0; round < 24; round++) {
 		/* every other round among the first objects, allocated right
-		 * after the clean pageblock was offered */
+		 * after the clean pageblock was offered
+		 */
 		unsigned int span = round & 1 ? tp->n / 2 : min(tp->n / 2, 48U);
 		unsigned int pick = get_random_u32_below(span) * 2;
 
@@ -1914,7 +1928,7 @@ static struct kunit_suite migration_suite = {
 /* Suite zsmalloc_mod_dropbehind                                           */
 
 #ifdef ZSMOD_HAVE_DROPBEHIND
-#define NEED_DROPBEHIND(test) do { } while (0)
+#define NEED_DROPBEHIND(test) ((void)(test))
 #else
 #define NEED_DROPBEHIND(test) \
 	kunit_skip(test, "kernel has no PG_dropbehind (Linux >= 6.14 or kunit/patches/0001)")
@@ -2023,7 +2037,8 @@ static void test_dropbehind_pgflags_name(struct kunit *test)
 }
 
 /* Our pages never carry PG_dropbehind/PG_reclaim: after allocation,
- * migration, object frees and compaction. */
+ * migration, object frees and compaction.
+ */
 static void test_dropbehind_zspages(struct kunit *test)
 {
 	struct tpool *tp;
@@ -2078,7 +2093,7 @@ static struct kunit_suite dropbehind_suite = {
 /* Suite zsmalloc_mod_zpool                                                */
 
 #ifdef ZPOOL_API_EXPORTED_FOR_TESTS
-#define NEED_ZPOOL(test) do { } while (0)
+#define NEED_ZPOOL(test) ((void)(test))
 
 struct zp {
 	struct zpool *zpool;
@@ -2215,7 +2230,7 @@ static void test_zpool_store_load(struct kunit *test)
 		}
 		deadline = jiffies + 2 * HZ;
 		while (zpool_get_total_pages(z->zpool) && time_before(jiffies, deadline))
-			msleep(10);
+			usleep_range(10000, 20000);
 		KUNIT_EXPECT_EQ(test, zpool_get_total_pages(z->zpool), 0ULL);
 		zpool_destroy_pool(z->zpool);
 		z->zpool = NULL;
