@@ -141,7 +141,19 @@ for s in "${suites[@]}"; do
 		sed 's/^\[[0-9:]*\] //')
 	printf '%-26s %s\n' "$s" "${line:-no results}"
 done
+# totals over the suites, from kunit.py's "Ran N tests: passed: P, failed: F, ..."
+read -r npass nfail nskip < <(cat "$out"/*.parse 2>/dev/null | awk '
+	/Testing complete\. Ran [0-9]+ tests/ {
+		for (i = 1; i <= NF; i++) {
+			w = $i; sub(/[,:]$/, "", w); v = $(i + 1); sub(/,$/, "", v)
+			if (w == "passed") p += v
+			if (w == "failed" || w == "crashed") f += v
+			if (w == "skipped") k += v
+		}
+	}
+	END { print p + 0, f + 0, k + 0 }')
 say "times: kernel $((t1 - t0)) s, modules $((t2 - t1)) s, guest $((t3 - t2)) s; logs in $out"
+echo "kunit: $npass passed, $nfail failed, $nskip skipped"
 if [ $fail = 0 ]; then
 	say "PASS"
 else
