@@ -19,7 +19,7 @@
 # kernel splat (BUG:/WARNING:/KASAN/lockdep/Oops...) in the console log,
 # the guest script failing or timing out.
 #
-# Env: KUNIT_TIMEOUT (guest seconds, default 2400), KUNIT_MEM (default 2G),
+# Env: KUNIT_TIMEOUT (guest seconds, default 1200), KUNIT_MEM (default 2G),
 #      KUNIT_APPEND (extra kernel command line), KUNIT_KCFLAGS (extra
 #      compiler flags for the modules, a debugging aid), KUNIT_KDIR (use
 #      this already built kunit-kernel-<hash> directory), KUNIT_OUT (output
@@ -76,7 +76,7 @@ set +e
 	--ko "$out/src/zsmalloc_mod.ko" --ko "$out/src/kunit/zsmalloc_mod_kunit.ko" \
 	--mem "${KUNIT_MEM:-2G}" --smp 2 \
 	--append "numa=fake=2 movablecore=50% no_timer_check ${KUNIT_APPEND:-}" \
-	--log "$out/guest.log" --timeout "${KUNIT_TIMEOUT:-2400}"
+	--log "$out/guest.log" --timeout "${KUNIT_TIMEOUT:-1200}"
 guest_rc=$?
 set -e
 t3=$(date +%s)
