@@ -379,6 +379,11 @@ note "storm agitators:$(counts compact reclaim zswapmax ours hotplug)"
 note "storm zswap: written_back_pages +$(($(zstat written_back_pages) - wb0)) reject_alloc_fail +$(($(zstat reject_alloc_fail) - r0)) reject_compress_poor=$(zstat reject_compress_poor) reject_compress_fail=$(zstat reject_compress_fail) reject_reclaim_fail=$(zstat reject_reclaim_fail)"
 note "storm pool stats: $pool_stats"
 [ "$peak_objs" -gt 0 ] || wr_err="$wr_err our pool never held an object"
+# the agitators must have done their job too
+[ $(($(zstat written_back_pages) - wb0)) -gt 0 ] || wr_err="$wr_err zswap wrote nothing back"
+if [ -w /sys/devices/system/cpu/cpu1/online ] && ! grep -q 'cpu1_offline=[1-9]' $T/cnt.hotplug; then
+	wr_err="$wr_err cpu1 never went offline"
+fi
 result "storm: checksummed writers + compaction, reclaim, writeback, shrinkers, hotplug" "$wr_err"
 
 phase_mem "storm"
