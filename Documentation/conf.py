@@ -106,9 +106,14 @@ def _md_inline(text):
     return text
 
 
-def md_to_rst(md, reldir):
-    """The Markdown subset of bench/report.py as reStructuredText lines."""
-    underline = {2: '-', 3: '~', 4: '^'}
+def md_to_rst(md, reldir, keep_title=False):
+    """The Markdown subset of bench/report.py as reStructuredText lines.
+
+    The first-level heading is dropped (the page has its own title) unless
+    keep_title, which makes it a section of the results.
+    """
+    underline = {1: '-', 2: '~', 3: '^', 4: '"'} if keep_title else \
+        {2: '-', 3: '~', 4: '^'}
     lines = md.split('\n')
     rst, images, i = [], [], 0
     while i < len(lines):
@@ -125,7 +130,7 @@ def md_to_rst(md, reldir):
             rst.append('')
         elif heading:
             level, title = len(heading.group(1)), _md_inline(heading.group(2))
-            if level > 1:   # the page has its own title
+            if level in underline:
                 rst += ['', title, underline[level] * len(title), '']
         elif line.startswith('|'):
             rows = []
@@ -207,6 +212,23 @@ class BenchResults(_Directive):
                           'text):', '',
                           '.. literalinclude:: ' +
                           os.path.join(reldir, 'results.md'),
+                          '   :language: none', '']
+        # other reports (bench/history.sh's history.md), each a section
+        others = sorted(f for f in os.listdir(bench_results_dir)
+                        if f.endswith('.md') and f != 'results.md') \
+            if os.path.isdir(bench_results_dir) else []
+        for name in others:
+            path = os.path.join(bench_results_dir, name)
+            env.note_dependency(path)
+            with open(path, encoding='utf-8') as f:
+                rst, imgs = md_to_rst(f.read(), reldir, keep_title=True)
+            if _rst_is_clean(rst):
+                lines += [''] + rst
+                shown += imgs
+            else:
+                title = '``bench/results/' + name + '``'
+                lines += ['', title, '-' * len(title), '',
+                          '.. literalinclude:: ' + os.path.join(reldir, name),
                           '   :language: none', '']
         for png in pngs:
             env.note_dependency(os.path.join(bench_results_dir, png))
