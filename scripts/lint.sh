@@ -9,22 +9,27 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top" || exit 1
 out=$top/out/lint
 mkdir -p "$out"
+# Two runs at once would build in the same copy of the tree.
+exec 9>"$out/.lock"
+flock -n 9 || { echo "lint: another make lint is running; waiting for it"; flock 9; }
 
 abi=$(./vm/deps.sh) || exit 1
 kdir=${1:-/usr/src/linux-headers-$abi}
 src=$(./vm/source.sh) || exit 1
 fail=0
 
-files=$(ls zsmalloc_mod.c zpdesc.h zsmalloc_mod.h kunit/*.[ch] bench/*.[ch] \
-	selftests/*.[ch] 2>/dev/null)
+# Sources only: *.mod.c are modpost's output.
+files=()
+for f in zsmalloc_mod.c zpdesc.h zsmalloc_mod.h kunit/*.[ch] bench/*.[ch] selftests/*.[ch]; do
+	[ -f "$f" ] && [ "${f%.mod.c}" = "$f" ] && files+=("$top/$f")
+done
 
 # One run for all files: checkpatch seeds its CamelCase list (identifiers
 # the kernel's own headers define are fine) once, from --root. From out/lint:
 # in a directory with .git, checkpatch leaves a camelcase cache file behind.
-echo "lint: checkpatch --strict on $(echo "$files" | wc -w) files"
-# shellcheck disable=SC2046,SC2086 # one argument per file name
+echo "lint: checkpatch --strict on ${#files[@]} files"
 (cd "$out" && "$src/scripts/checkpatch.pl" --strict --no-tree --root="$src" --quiet \
-	--terse --no-summary -f $(printf "$top/%s " $files)) >"$out/checkpatch.log" 2>&1 ||
+	--terse --no-summary -f "${files[@]}") >"$out/checkpatch.log" 2>&1 ||
 	fail=1
 sed "s|$top/||" "$out/checkpatch.log"
 
