@@ -1901,10 +1901,9 @@ static ssize_t zsmod_compact_write(struct file *file, const char __user *ubuf,
 	unsigned int val;
 	int ret;
 
+	/* a number too large for the parser is just another wrong value */
 	ret = kstrtouint_from_user(ubuf, count, 10, &val);
-	if (ret)
-		return ret;
-	if (val != 1)
+	if (ret || val != 1)
 		return -EINVAL;
 	zsmod_compact(pool);
 	return count;
