@@ -29,9 +29,13 @@ done
 # in a directory with .git, checkpatch leaves a camelcase cache file behind.
 echo "lint: checkpatch --strict on ${#files[@]} files"
 (cd "$out" && "$src/scripts/checkpatch.pl" --strict --no-tree --root="$src" --quiet \
-	--terse --no-summary -f "${files[@]}") >"$out/checkpatch.log" 2>&1 ||
+	--terse --no-summary -f "${files[@]}") >"$out/checkpatch.log" 2>&1
+# One known false positive: checkpatch takes the C11 keyword _Generic,
+# which zpdesc.h's const-keeping conversions need, for a CamelCase name.
+if sed "s|$top/||" "$out/checkpatch.log" | grep -v 'CHECK: Avoid CamelCase: <_Generic>' |
+	grep .; then
 	fail=1
-sed "s|$top/||" "$out/checkpatch.log"
+fi
 
 # C=2 runs sparse on every file, built or not, in a private copy of the tree
 # (the working tree's objects stay as they are). Sparse reports as
