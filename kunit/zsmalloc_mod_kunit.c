@@ -866,44 +866,100 @@ static void test_alloc_size(struct kunit *test)
 }
 
 /*
- * Objects that straddle two pages, modified in place through a read-write
- * mapping (copy-in and copy-out): bytes on both sides of the boundary.
+ * Every object of the zspage holding object @first that straddles two
+ * pages: map read-write, check, rewrite every byte, unmap, read back.
+ * Returns how many there were.
  */
-static void test_span_rw(struct kunit *test)
+static unsigned int span_rw_zspage(struct tpool *tp, const struct tclass *c,
+				   unsigned int first)
 {
-	struct tpool *tp = tpool_create(test, 4096);
-	const struct tclass *c = pick_class(tp, 2, true);
+	struct kunit *test = tp->test;
 	unsigned int i, oi, done = 0;
 	unsigned long pfn;
 
-	KUNIT_ASSERT_NOT_NULL_MSG(test, c,
-				  "no class with multi-page zspages whose objects straddle pages");
-	c = fill_zspages(tp, len_for_class(c), GFP_KERNEL, 1);
-	KUNIT_ASSERT_TRUE(test, class_spans(c));
-	for (i = 0; i < tp->n; i++) {
+	for (i = first; i < first + c->opz && i < tp->n; i++) {
 		unsigned long off, cut;
+		long bad;
 		u8 *p;
 
 		KUNIT_ASSERT_EQ(test, 0, zsmod_handle_location(tp->pool, tp->h[i], &pfn, &oi));
 		off = (unsigned long)oi * c->size;
 		if (off % PAGE_SIZE + c->size <= PAGE_SIZE)
 			continue;
-		/* flip every byte of the object's image, around the cut too */
 		cut = PAGE_SIZE - off % PAGE_SIZE;
 		p = zsmod_map_object(tp->pool, tp->h[i], ZSMOD_MM_RW);
 		KUNIT_ASSERT_NOT_ERR_OR_NULL(test, p);
-		KUNIT_EXPECT_EQ_MSG(test, pat_check(p, tp->len[i], tp->seed[i]), -1L,
-				    "RW map of straddling object %u (cut at %lu)", i, cut);
+		/* nothing that may sleep (or report) while mapped */
+		bad = pat_check(p, tp->len[i], tp->seed[i]);
 		tp->seed[i] = ~tp->seed[i];
 		pat_fill(p, tp->len[i], tp->seed[i]);
 		zsmod_unmap_object(tp->pool, tp->h[i]);
+		KUNIT_EXPECT_EQ_MSG(test, bad, -1L,
+				    "RW map of straddling object %u (cut at %lu)", i, cut);
 		KUNIT_EXPECT_EQ_MSG(test, tpool_check(tp, i), -1L,
 				    "straddling object %u lost its RW update", i);
 		done++;
 	}
-	KUNIT_EXPECT_GT(test, done, 0U);
+	return done;
+}
+
+static bool pfns_consecutive(struct tpool *tp, unsigned int idx)
+{
+	unsigned long pfns[MAX_PFNS];
+	int n = zspage_pfns(tp, idx, pfns), j;
+
+	for (j = 1; j < n; j++)
+		if (pfns[j] != pfns[j - 1] + 1)
+			return false;
+	return n > 0;
+}
+
+/*
+ * Objects that straddle two pages, modified in place through a read-write
+ * mapping: in a zspage of physically contiguous pages (mapped in place) and
+ * in one whose contiguous allocation was made to fail (copied through the
+ * per-CPU buffer), bytes on both sides of the boundary.
+ */
+static void test_span_rw(struct kunit *test)
+{
+	struct tpool *tp = tpool_create(test, 4096);
+	const struct tclass *c = pick_class(tp, 2, true);
+	unsigned int __maybe_unused first, left, i;
+	int __maybe_unused idx;
+
+	KUNIT_ASSERT_NOT_NULL_MSG(test, c,
+				  "no class with multi-page zspages whose objects straddle pages");
+	c = fill_zspages(tp, len_for_class(c), GFP_KERNEL, 1);
+	KUNIT_ASSERT_TRUE(test, class_spans(c));
+	kunit_info(test, "class %u, %u pages: contiguous %d\n", c->size, c->ppz,
+		   pfns_consecutive(tp, 0));
+	KUNIT_EXPECT_GT(test, span_rw_zspage(tp, c, 0), 0U);
+
+#ifdef HAVE_FI
+	/*
+	 * Only allocations of order >= 1 without direct reclaim count as
+	 * fault points now: the zspage's contiguous block is the first, and
+	 * failing it leaves the pages to come one by one.
+	 */
+	fi_setup(test);
+	fi_set(test, K_MINORDER, 1);
+	fi_set(test, K_IGN_WAIT, 1);
+	first = tp->n;
+	set_fail_nth(1);
+	idx = tpool_alloc(tp, len_for_class(c), GFP_KERNEL);
+	left = get_fail_nth();
+	set_fail_nth(0);
+	KUNIT_ASSERT_GE(test, idx, 0);
+	KUNIT_EXPECT_EQ_MSG(test, left, 0U, "no contiguous allocation was tried");
+	for (i = 1; i < c->opz; i++)
+		KUNIT_ASSERT_GE(test, tpool_alloc(tp, len_for_class(c), GFP_KERNEL), 0);
+	kunit_info(test, "with the contiguous block refused: contiguous %d\n",
+		   pfns_consecutive(tp, first));
+	KUNIT_EXPECT_GT(test, span_rw_zspage(tp, c, first), 0U);
+#endif
 	/* neighbours untouched */
 	KUNIT_EXPECT_EQ(test, tpool_check_all(tp), 0U);
+	expect_consistent(tp);
 	free_destroy_check(tp);
 }
 
