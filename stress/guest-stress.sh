@@ -480,11 +480,19 @@ if [ -d $FP ] && [ -d $FS ]; then
 		echo 0 >$d/times
 		echo 0 >$d/space
 		echo 2 >$d/verbose
+		# every report, not 10 per 5 s: they are counted below
+		echo 1000000 >$d/verbose_ratelimit_burst
 		echo Y >$d/ignore-gfp-wait
 	done
 	echo N >$FP/ignore-gfp-highmem
 	echo 0 >$FP/min-order
 	set_zpool zsmalloc_mod
+	# The reports go to the log (read with dmesg -c as we go) but not to
+	# the serial console, which would take minutes: console level 4. BUG
+	# and KASAN reports (level 3) still reach the console; a WARNING
+	# (level 4) during this phase is caught by the dmesg phase below.
+	printk_was=$(cut -f1 /proc/sys/kernel/printk)
+	dmesg -n 4
 	for d in $FP $FS; do
 		fname=${d##*/}
 		echo 25 >$d/probability
@@ -509,17 +517,21 @@ if [ -d $FP ] && [ -d $FS ]; then
 		kmsg_pull
 		inj=$((budget - $(cat $d/times)))
 		nrep=$(tail -n +$k0 $T/kmsg.all | grep -c 'FAULT_INJECTION: forcing')
-		note "faults $fname: $nrep reported injections (rate-limited, __GFP_NOWARN ones never), first callers: $(fault_sites $k0)"
+		note "faults $fname: $nrep injections reported (all those without __GFP_NOWARN), first callers: $(fault_sites $k0)"
 		echo 0 >$d/probability
 		echo 0 >$d/times
 		ra=$(($(zstat reject_alloc_fail) - ra0)) rk=$(($(zstat reject_kmemcache_fail) - rk0))
+		note "faults $fname: $((inj - nrep)) unreported (__GFP_NOWARN: zswap's zpool_malloc(), swap cache insertion...) vs zswap reject_alloc_fail +$ra"
 		err="$err$wr_err"
 		note "faults $fname ($(($(date +%s) - t0))s): injected=$inj; zswap reject_alloc_fail +$ra reject_kmemcache_fail +$rk; our pool peak objs_used=$peak; $wr_sum"
 		fsum="$fsum $fname:injected=$inj,reject_alloc_fail=+$ra"
 		[ "$inj" -gt 0 ] || err="$err $fname: no fault injected"
 		[ "$ra" -gt 0 ] || err="$err $fname: no failure surfaced as a zswap reject_alloc_fail"
 		[ "$peak" -gt 0 ] || err="$err $fname: our pool stored nothing"
+		[ "$ra" -le $((inj - nrep)) ] ||
+			err="$err $fname: more zswap allocation rejects ($ra) than silent injected failures ($((inj - nrep)))"
 	done
+	dmesg -n "$printk_was"
 	note "faults: pool stats now: $(cat "$OD"/*/stats 2>/dev/null | awk '{ s[$1] += $2 } END { for (k in s) printf "%s=%d ", k, s[k] }')"
 	result "fault injection on the writers:$fsum, data intact" "$err"
 else
