@@ -3,7 +3,9 @@
 #
 # Kernel command line knobs (set by run.sh): zsb_rounds=N measured rounds
 # (plus one warm-up round 0), zsb_mib=M working set, zsb_micro=0 skips the
-# micro-benchmark module, zsb_micro_args="k=v+k=v" its module parameters.
+# micro-benchmark module, zsb_micro_args="k=v+k=v" its module parameters,
+# zsb_frag=1 runs it a second time with fragment=1, zsb_e2e=0 skips the
+# end-to-end rounds, zsb_swap=disk swaps to the virtio disk.
 # Every result goes to the TAP stream (the second serial port): "# e2e ..."
 # and "# micro ..." comment lines, one "ok"/"not ok" per step.
 rounds=${zsb_rounds:-5}
@@ -17,6 +19,7 @@ cg=/sys/fs/cgroup/zsb
 
 plan=$(( (rounds + 1) * 3 + 2 ))
 [ "$micro" = 1 ] && plan=$((plan + 1))
+[ "$micro" = 1 ] && [ "${zsb_frag:-0}" = 1 ] && plan=$((plan + 1))
 echo "TAP version 13"
 echo "1..$plan"
 n=0
@@ -91,6 +94,24 @@ if [ "$micro" = 1 ]; then
 	fi
 	rmmod zsmod_bench
 	result $rc "micro zsmod_bench"
+
+	# again on fragmented free memory, with zsb_frag=1 (run.sh --frag)
+	if [ "${zsb_frag:-0}" = 1 ]; then
+		# no proactive compaction refilling the high orders meanwhile
+		echo 0 >/proc/sys/vm/compaction_proactiveness
+		echo 1 >/proc/sys/vm/drop_caches
+		# shellcheck disable=SC2086
+		modprobe zsmod_bench src=/tmp/corpus.bin fragment=1 $args
+		rc=$?
+		if [ -r /sys/kernel/debug/zsmod_bench/results ]; then
+			sed 's/^micro /# micro-frag /' /sys/kernel/debug/zsmod_bench/results
+			grep -q '^micro done' /sys/kernel/debug/zsmod_bench/results || rc=8
+		else
+			rc=7
+		fi
+		rmmod zsmod_bench
+		result $rc "micro zsmod_bench fragment=1"
+	fi
 fi
 
 # --- leftovers: every pool should be empty again

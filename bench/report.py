@@ -43,7 +43,7 @@ def med(xs):
 
 def parse(raw):
     e2e, micro, corpus, config, other = [], [], {}, {}, []
-    waste = {}
+    waste, frag = {}, []
     with open(raw) as f:
         for line in f:
             tok = line.split()
@@ -51,6 +51,13 @@ def parse(raw):
                 continue
             if tok[1] == "e2e":
                 e2e.append(kv(tok[2:]))
+            elif tok[1] == "micro-frag" and len(tok) > 2:
+                d = kv(tok[2:])
+                if tok[2] == "config":
+                    config["frag_config"] = d
+                elif "alloc" in d and tok[2] not in ("waste", "samples"):
+                    d["kind"] = "density" if "density" in tok else "op"
+                    frag.append(d)
             elif tok[1] == "micro" and len(tok) > 2:
                 d = kv(tok[2:])
                 if tok[2] == "corpus":
@@ -67,6 +74,7 @@ def parse(raw):
             else:
                 other.append(line.rstrip())
     config["waste"] = waste
+    config["frag"] = frag
     return e2e, micro, corpus, config, other
 
 
@@ -132,7 +140,7 @@ def e2e_tables(runs, outdir):
     return rows, summ
 
 
-def micro_tables(micro, outdir):
+def micro_tables(micro, outdir, name="micro.csv"):
     ops = {(m["alloc"], m["op"]): m for m in micro if m["kind"] == "op"}
     dens = {m["alloc"]: m for m in micro if m["kind"] == "density"}
     rows = []
@@ -176,7 +184,7 @@ def micro_tables(micro, outdir):
                      "samples": 1, "ops": int(dens["zsmalloc"]["objects"]),
                      "target": "<= 0.98", "met": "yes" if mp / zp <= 0.98 else "NO"})
     if rows:
-        with open(os.path.join(outdir, "micro.csv"), "w", newline="") as f:
+        with open(os.path.join(outdir, name), "w", newline="") as f:
             w = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
             w.writeheader()
             w.writerows(rows)
@@ -441,6 +449,34 @@ def markdown(meta, rows, summ, mrows, dens, corpus, config, other, outdir):
                      "buffer).\n" % (
                          w["huge_objs"], w["huge_class_size"], w["classes_used"], w["classes"],
                          w.get("spanning_objs", "?"), w.get("objects", "?")))
+    if config.get("frag"):
+        frows, _ = micro_tables(config["frag"], outdir, "micro_frag.csv")
+        normal = {r["op"]: r for r in mrows}
+        fc = config.get("frag_config", {})
+        L.append("### The same on fragmented memory (fragment=1)\n")
+        L.append("Before the runs the module takes every free page (reserves included) and "
+                 "gives back those with an even pfn (%s pages held, %s freed), meant to leave "
+                 "free memory in order-0 pieces. Check the probe: a zspage-like allocation of "
+                 "order 1/2/3 right afterwards succeeded: %s/%s/%s (1 = yes). While it does, "
+                 "this table does not show fragmented memory.\n" % (
+                     fc.get("held_pages", "?"), fc.get("freed_pages", "?"),
+                     fc.get("probe_order1", "?"), fc.get("probe_order2", "?"),
+                     fc.get("probe_order3", "?")))
+        L.append("| op | zsmalloc ns/op | zsmalloc_mod ns/op | time ratio | target | met | "
+                 "zsmalloc_mod fragmented / unfragmented |")
+        L.append("|---|---|---|---|---|---|---|")
+        for m in frows:
+            n = normal.get(m["op"])
+            rel = (m["zsmalloc_mod_ns"] / n["zsmalloc_mod_ns"]) if n and n["zsmalloc_mod_ns"] else float("nan")
+            if m["op"] in ("pages_per_stored_byte", "pages_after_churn"):
+                L.append("| %s (pool pages) | %d | %d | %s | %s | %s | %s |" % (
+                    m["op"], m["zsmalloc_min_ns"], m["zsmalloc_mod_min_ns"],
+                    fmt(m["time_ratio"]), m["target"], m["met"], fmt(rel)))
+            else:
+                L.append("| %s | %s | %s | %s | %s | %s | %s |" % (
+                    m["op"], fmt(m["zsmalloc_ns"], 1), fmt(m["zsmalloc_mod_ns"], 1),
+                    fmt(m["time_ratio"]), m["target"], m["met"], fmt(rel)))
+        L.append("")
     L.append("## Guest environment\n")
     L.append("```")
     L.extend(o.lstrip("# ") for o in other)

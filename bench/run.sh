@@ -19,8 +19,10 @@
 #   5. bench/report.py: CSV, results.md and gnuplot PNGs in bench/results/
 #
 # usage: bench/run.sh [--rounds N] [--mib M] [--micro-mib M] [--micro-reps N]
-#                     [--swap ram|disk] [--no-micro] [--mttcg] [--rev REV]
+#                     [--swap ram|disk] [--no-micro] [--mttcg] [--frag] [--rev REV]
 #                     [--out DIR]
+#   --frag     run the micro module a second time with fragment=1 (free
+#              memory cut into order-0 pieces first; see zsmod_bench.c)
 #   --rev REV  build the allocator (zsmalloc_mod.[ch], zpdesc.h, Kbuild) from
 #              commit REV instead of the working tree; bench/ always comes
 #              from the working tree. results.md records what was built.
@@ -29,7 +31,7 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 
-rounds=7 mib=64 micro_mib=32 micro_reps=9 swap=ram micro=1 mttcg=0 rev=
+rounds=7 mib=64 micro_mib=32 micro_reps=9 swap=ram micro=1 mttcg=0 frag=0 rev=
 results=$top/bench/results
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -40,6 +42,7 @@ while [ $# -gt 0 ]; do
 	--swap) swap=$2; shift ;;
 	--no-micro) micro=0 ;;
 	--mttcg) mttcg=1 ;;
+	--frag) frag=1 ;;
 	--rev) rev=$2; shift ;;
 	--out) results=$2; shift ;;
 	*) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 2 ;;
@@ -101,7 +104,7 @@ args=(--kernel "$kernel" --init-script bench/guest-bench.sh --icount
 	--ko "$bdir/zsmalloc_mod.ko" --ko "$bdir/bench/zsmod_bench.ko"
 	--files "$work/zsmod_swap:/root/bench/zsmod_swap"
 	--files "$corpus:/root/corpus" --log "$log"
-	--append "zsb_rounds=$rounds zsb_mib=$mib zsb_swap=$swap zsb_micro=$micro"
+	--append "zsb_rounds=$rounds zsb_mib=$mib zsb_swap=$swap zsb_micro=$micro zsb_frag=$frag"
 	--append "zsb_micro_mib=$micro_mib zsb_micro_args=reps=$micro_reps")
 [ "$swap" = disk ] && args+=(--modprobe virtio_blk --disk 1G)
 t_guest=$SECONDS
@@ -137,11 +140,11 @@ fi
 	echo "kernel=$abi"
 	echo "qemu=$(qemu-system-x86_64 --version | head -1)"
 	echo "host=$(nproc) CPUs, $(uname -r)"
-	echo "command=bench/run.sh --rounds $rounds --mib $mib --micro-mib $micro_mib --micro-reps $micro_reps --swap $swap$([ $micro = 1 ] || echo ' --no-micro')$([ $mttcg = 1 ] && echo ' --mttcg')${rev:+ --rev $rev}"
+	echo "command=bench/run.sh --rounds $rounds --mib $mib --micro-mib $micro_mib --micro-reps $micro_reps --swap $swap$([ $micro = 1 ] || echo ' --no-micro')$([ $mttcg = 1 ] && echo ' --mttcg')$([ $frag = 1 ] && echo ' --frag')${rev:+ --rev $rev}"
 	echo "guest_wall_s=$guest_s"
 	echo "total_wall_s=$((SECONDS - t_start))"
 } >"$work/meta.txt"
-tr -d '\r' <"$tap" | grep -E '^# (e2e |micro |param |swap:|mem:|end )' >"$results/raw.txt" || true
+tr -d '\r' <"$tap" | grep -E '^# (e2e |micro |micro-frag |param |swap:|mem:|end )' >"$results/raw.txt" || true
 python3 bench/report.py --raw "$results/raw.txt" --meta "$work/meta.txt" --out "$results" \
 	${mt_raw:+--raw-mttcg "$mt_raw"}
 rm -rf "$bdir"

@@ -41,6 +41,7 @@
 #include <linux/kthread.h>
 #include <linux/ktime.h>
 #include <linux/lzo.h>
+#include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/random.h>
 #include <linux/sched.h>
@@ -67,6 +68,9 @@ MODULE_PARM_DESC(max_objs, "use at most this many objects (0: all)");
 static unsigned int allocs = 3;
 module_param(allocs, uint, 0444);
 MODULE_PARM_DESC(allocs, "allocators to run: 1 zsmalloc, 2 zsmalloc_mod, 3 both");
+static bool fragment;
+module_param(fragment, bool, 0444);
+MODULE_PARM_DESC(fragment, "first try to cut free memory into order-0 pieces (see the probe)");
 static unsigned int churn_mult = 2;
 module_param(churn_mult, uint, 0444);
 MODULE_PARM_DESC(churn_mult, "churn steps per object (default 2)");
@@ -774,6 +778,75 @@ static void free_all_buffers(void)
 	kfree(scratch);
 }
 
+/*
+ * fragment=1: take every free page without reclaim, then every free block
+ * of a higher order, reserves included (__GFP_MEMALLOC), split into
+ * pages; then give back the pages with an even pfn. Their buddies stay
+ * allocated, so free memory should be left in order-0 pieces, as on a
+ * long-running, fragmented machine. A probe then tries zspage-like
+ * allocations of order 1 to 3 and the config line reports whether they
+ * still succeeded; in our guests they did, for reasons not found yet, so
+ * check the probe before reading the fragment=1 figures.
+ */
+static LIST_HEAD(frag_pages);
+static unsigned long frag_held, frag_freed;
+static int frag_probe[4];
+
+static void fragment_memory(void)
+{
+	gfp_t gfp = (GFP_KERNEL & ~__GFP_DIRECT_RECLAIM & ~__GFP_KSWAPD_RECLAIM) |
+		    __GFP_NOWARN | __GFP_NORETRY | __GFP_NOMEMALLOC;
+	/* __GFP_MEMALLOC: past every watermark, the reserves' blocks too */
+	gfp_t high = __GFP_MEMALLOC | __GFP_NOWARN | __GFP_NORETRY;
+	unsigned long n = 0;
+	struct page *page, *tmp;
+	LIST_HEAD(all);
+	int order;
+
+	while ((page = alloc_page(gfp))) {
+		list_add(&page->lru, &all);
+		if (++n % 4096 == 0)
+			cond_resched();
+	}
+	for (order = MAX_PAGE_ORDER; order >= 1; order--) {
+		while ((page = alloc_pages(high, order))) {
+			unsigned int i;
+
+			split_page(page, order);
+			for (i = 0; i < (1U << order); i++)
+				list_add(&nth_page(page, i)->lru, &all);
+			n += 1U << order;
+		}
+	}
+	list_for_each_entry_safe(page, tmp, &all, lru) {
+		list_del(&page->lru);
+		if (page_to_pfn(page) & 1) {
+			list_add(&page->lru, &frag_pages);
+			frag_held++;
+		} else {
+			__free_page(page);
+			frag_freed++;
+		}
+	}
+	/* probe: can an allocation like a zspage's still get a block? */
+	for (order = 1; order <= 3; order++) {
+		page = alloc_pages(BENCH_GFP & ~__GFP_KSWAPD_RECLAIM, order);
+		frag_probe[order] = !!page;
+		if (page)
+			__free_pages(page, order);
+	}
+}
+
+static void unfragment_memory(void)
+{
+	struct page *page, *tmp;
+
+	list_for_each_entry_safe(page, tmp, &frag_pages, lru) {
+		list_del(&page->lru);
+		__free_page(page);
+	}
+}
+
 static int __init zsmod_bench_init(void)
 {
 	unsigned int rep, k, ai, op;
@@ -811,8 +884,11 @@ static int __init zsmod_bench_init(void)
 				goto out;
 		}
 	}
-	emit("micro config reps=%u batch=%u churn_mult=%u cpus=%u\n",
-	     reps, batch, churn_mult, num_online_cpus());
+	if (fragment)
+		fragment_memory();
+	emit("micro config reps=%u batch=%u churn_mult=%u cpus=%u fragment=%d held_pages=%lu freed_pages=%lu probe_order1=%d probe_order2=%d probe_order3=%d\n",
+	     reps, batch, churn_mult, num_online_cpus(), fragment, frag_held, frag_freed,
+	     frag_probe[1], frag_probe[2], frag_probe[3]);
 
 	for (rep = 0; rep < reps; rep++) {
 		for (k = 0; k < NR_ALLOC; k++) {
@@ -834,6 +910,7 @@ out:
 	if (ret)
 		emit("micro error %d\n", ret);
 	free_all_buffers();
+	unfragment_memory();
 	/* Stay loaded on errors too, so that the message can be read. */
 	return 0;
 }
