@@ -179,6 +179,7 @@ static const struct allocator allocators[] = {
 	{ "zsmalloc_mod", mod_create, mod_destroy, mod_alloc, mod_release,
 	  mod_map, mod_unmap, mod_pages },
 };
+
 #define NR_ALLOC ARRAY_SIZE(allocators)
 
 /* ---- objects and samples --------------------------------------------- */
@@ -191,8 +192,11 @@ static unsigned int *perm, *perm2;
 static unsigned long *handles;
 static u8 *scratch;
 
-enum { OP_MALLOC_WRITE, OP_MALLOC, OP_MAP_WRITE, OP_MAP_READ, OP_MAP_ONLY,
-       OP_READ_2T, OP_FREE, OP_CHURN, OP_FREE_2T, NR_OPS };
+enum {
+	OP_MALLOC_WRITE, OP_MALLOC, OP_MAP_WRITE, OP_MAP_READ, OP_MAP_ONLY,
+	OP_READ_2T, OP_FREE, OP_CHURN, OP_FREE_2T, NR_OPS
+};
+
 static const char *const op_names[NR_OPS] = {
 	"malloc_write", "malloc", "map_write", "map_read", "map_unmap",
 	"map_read_2threads", "free", "churn", "free_2threads",
@@ -330,8 +334,8 @@ static int load_objects(void)
 			break;
 		cond_resched();
 	}
-	emit("micro corpus src=%s pages=%lu zero=%lu incompressible=%lu objects=%u payload_bytes=%llu avg_size=%llu\n",
-	     src, npages, zero, poor, nobj, payload_bytes,
+	emit("micro corpus src=%s pages=%lu zero=%lu incompressible=%lu", src, npages, zero, poor);
+	emit(" objects=%u payload_bytes=%llu avg_size=%llu\n", nobj, payload_bytes,
 	     nobj ? div_u64(payload_bytes, nobj) : 0);
 	if (!nobj)
 		ret = -ENODATA;
@@ -534,9 +538,11 @@ static void waste_breakdown(void *pool)
 		    ((u64)idx * ci[lo].size) % PAGE_SIZE + ci[lo].size > PAGE_SIZE)
 			span++;
 	}
-	emit("micro waste alloc=zsmalloc_mod pool_bytes=%llu payload=%llu headers=%llu rounding=%llu free_slots=%llu zspage_tail=%llu huge_objs=%llu huge_class_size=%zu classes=%u classes_used=%u objects=%u spanning_objs=%u\n",
-	     (u64)zsmod_get_total_pages(pool) * PAGE_SIZE, payload_bytes, hdr,
-	     used_bytes - payload_bytes - hdr, slots, tail, huge_used,
+	emit("micro waste alloc=zsmalloc_mod pool_bytes=%llu payload=%llu headers=%llu",
+	     (u64)zsmod_get_total_pages(pool) * PAGE_SIZE, payload_bytes, hdr);
+	emit(" rounding=%llu free_slots=%llu zspage_tail=%llu huge_objs=%llu",
+	     used_bytes - payload_bytes - hdr, slots, tail, huge_used);
+	emit(" huge_class_size=%zu classes=%u classes_used=%u objects=%u spanning_objs=%u\n",
 	     zsmod_huge_class_size(pool), nc, used, nobj, span);
 	kfree(ci);
 }
@@ -726,8 +732,9 @@ static void report(void)
 	for (ai = 0; ai < NR_ALLOC; ai++) {
 		struct alloc_result *res = &results[ai];
 
-		emit("micro alloc=%s density pages=%lu payload_bytes=%llu objects=%u churn_pages=%lu churn_bytes=%llu fail=%lu bad=%lu\n",
-		     allocators[ai].name, res->pages, payload_bytes, nobj,
+		emit("micro alloc=%s density pages=%lu payload_bytes=%llu objects=%u",
+		     allocators[ai].name, res->pages, payload_bytes, nobj);
+		emit(" churn_pages=%lu churn_bytes=%llu fail=%lu bad=%lu\n",
 		     res->churn_pages, res->churn_bytes, res->fail, res->bad);
 		for (op = 0; op < NR_OPS; op++) {
 			struct samples *s = &samples[ai][op];
@@ -740,10 +747,10 @@ static void report(void)
 			      (s->ns[s->n / 2 - 1] + s->ns[s->n / 2]) / 2;
 			mean = div64_u64(s->total_ns * 1000, s->total_ops);
 			/* all values are in ns * 1000: print them as ns with 3 decimals */
-			emit("micro alloc=%s op=%s median_ns=%llu.%03u mean_ns=%llu.%03u min_ns=%llu.%03u max_ns=%llu.%03u samples=%u ops=%llu\n",
+			emit("micro alloc=%s op=%s median_ns=%llu.%03u mean_ns=%llu.%03u",
 			     allocators[ai].name, op_names[op],
-			     div_u64(med, 1000), milli(med),
-			     div_u64(mean, 1000), milli(mean),
+			     div_u64(med, 1000), milli(med), div_u64(mean, 1000), milli(mean));
+			emit(" min_ns=%llu.%03u max_ns=%llu.%03u samples=%u ops=%llu\n",
 			     div_u64(s->ns[0], 1000), milli(s->ns[0]),
 			     div_u64(s->ns[s->n - 1], 1000), milli(s->ns[s->n - 1]),
 			     s->n, s->total_ops);
@@ -886,9 +893,10 @@ static int __init zsmod_bench_init(void)
 	}
 	if (fragment)
 		fragment_memory();
-	emit("micro config reps=%u batch=%u churn_mult=%u cpus=%u fragment=%d held_pages=%lu freed_pages=%lu probe_order1=%d probe_order2=%d probe_order3=%d\n",
-	     reps, batch, churn_mult, num_online_cpus(), fragment, frag_held, frag_freed,
-	     frag_probe[1], frag_probe[2], frag_probe[3]);
+	emit("micro config reps=%u batch=%u churn_mult=%u cpus=%u fragment=%d",
+	     reps, batch, churn_mult, num_online_cpus(), fragment);
+	emit(" held_pages=%lu freed_pages=%lu probe_order1=%d probe_order2=%d probe_order3=%d\n",
+	     frag_held, frag_freed, frag_probe[1], frag_probe[2], frag_probe[3]);
 
 	for (rep = 0; rep < reps; rep++) {
 		for (k = 0; k < NR_ALLOC; k++) {

@@ -103,7 +103,7 @@ static void stream_read(char *dst, size_t len)
 	}
 }
 
-static uint64_t xorshift(uint64_t *s)
+static unsigned long long xorshift(unsigned long long *s)
 {
 	*s ^= *s << 13;
 	*s ^= *s >> 7;
@@ -118,7 +118,8 @@ static void gen_page(char *p, unsigned long i)
 		memset(p, 0, PG);
 		break;
 	case 13: {
-		uint64_t s = (i + 1) * 0x9E3779B97F4A7C15ULL, *q = (uint64_t *)p;
+		unsigned long long s = (i + 1) * 0x9E3779B97F4A7C15ULL;
+		unsigned long long *q = (unsigned long long *)p;
 		size_t k;
 
 		for (k = 0; k < PG / 8; k++)
@@ -130,10 +131,10 @@ static void gen_page(char *p, unsigned long i)
 	}
 }
 
-static uint64_t page_hash(const char *p)
+static unsigned long long page_hash(const char *p)
 {
-	const uint64_t *q = (const uint64_t *)p;
-	uint64_t h = 0xcbf29ce484222325ULL;
+	const unsigned long long *q = (const unsigned long long *)p;
+	unsigned long long h = 0xcbf29ce484222325ULL;
 	size_t k;
 
 	for (k = 0; k < PG / 8; k++)
@@ -141,7 +142,7 @@ static uint64_t page_hash(const char *p)
 	return h ^ (h >> 29);
 }
 
-static uint64_t now_ns(void)
+static unsigned long long now_ns(void)
 {
 	struct timespec ts;
 
@@ -201,6 +202,7 @@ static const char *const zsw_keys[] = {
 	"reject_reclaim_fail", "reject_alloc_fail", "reject_kmemcache_fail",
 	"reject_compress_fail", "reject_compress_poor",
 };
+
 #define NZSW (sizeof(zsw_keys) / sizeof(*zsw_keys))
 
 static void zsw_read(long long *v)
@@ -250,8 +252,8 @@ int main(int argc, char **argv)
 	char *corpus = NULL, path[512], pid[32];
 	unsigned long mib = 32, npages, i, bad = 0;
 	long long z0[NZSW], z1[NZSW], z2[NZSW], cur0, cur1, zswapped, zswap_b;
-	uint64_t *hash, t0, t1, t2, t3, t4;
-	volatile char sink = 0;
+	unsigned long long *hash, t0, t1, t2, t3, t4;
+	unsigned long touch = 0;
 	char *buf;
 	int r, a, reclaim_rc;
 	size_t k;
@@ -271,7 +273,8 @@ int main(int argc, char **argv)
 			break;
 	}
 	if (a != argc || !corpus || !mib || (!cg == !out)) {
-		fprintf(stderr, "usage: zsmod_swap (--cg DIR | --dump FILE) --mib N --corpus PATHS [--tag T]\n");
+		fprintf(stderr,
+			"usage: zsmod_swap (--cg DIR | --dump FILE) --mib N --corpus PATHS [--tag T]\n");
 		return 2;
 	}
 	corpus_init(corpus);
@@ -318,7 +321,7 @@ int main(int argc, char **argv)
 	/* Swap-in: fault every page back, in order. */
 	t2 = now_ns();
 	for (i = 0; i < npages; i++)
-		sink += buf[i * PG];
+		touch += (unsigned char)buf[i * PG];
 	t3 = now_ns();
 	for (i = 0; i < npages; i++) {
 		if (page_hash(buf + i * PG) != hash[i])
@@ -326,13 +329,12 @@ int main(int argc, char **argv)
 	}
 	t4 = now_ns();
 	zsw_read(z2);
-	(void)sink;
 
-	printf("e2e %s pages=%lu out_ns=%llu in_ns=%llu verify_ns=%llu reclaim_rc=%d"
-	       " memcur_before=%lld memcur_after=%lld memcg_zswapped=%lld memcg_zswap=%lld"
-	       " bad_pages=%lu",
-	       tag, npages, (unsigned long long)(t1 - t0), (unsigned long long)(t3 - t2),
-	       (unsigned long long)(t4 - t3), reclaim_rc, cur0, cur1, zswapped, zswap_b, bad);
+	printf("e2e %s pages=%lu out_ns=%llu in_ns=%llu verify_ns=%llu reclaim_rc=%d",
+	       tag, npages, t1 - t0, t3 - t2, t4 - t3, reclaim_rc);
+	printf(" memcur_before=%lld memcur_after=%lld", cur0, cur1);
+	printf(" memcg_zswapped=%lld memcg_zswap=%lld bad_pages=%lu touch_sum=%lu",
+	       zswapped, zswap_b, bad, touch);
 	/* stored_pages and pool size: held minus before; rejects etc.: whole run */
 	printf(" stored_pages=%lld pool_bytes=%lld", z1[0] - z0[0], z1[1] - z0[1]);
 	for (k = 2; k < NZSW; k++)
