@@ -114,6 +114,45 @@ static unsigned long nr_zspages(void)
 	return sum;
 }
 
+/*
+ * Pages typed as zsmalloc pages anywhere in memory. Every such page must be
+ * counted in NR_ZSPAGES: a page allocated for a zspage and dropped on an
+ * error path without being freed keeps its type but is in no counter.
+ */
+static unsigned long zsmalloc_typed_pages(void)
+{
+	unsigned long pfn, n = 0;
+	int nid;
+
+	for_each_online_node(nid) {
+		pg_data_t *pgdat = NODE_DATA(nid);
+
+		for (pfn = pgdat->node_start_pfn; pfn < pgdat_end_pfn(pgdat); pfn++) {
+			if (!(pfn & 0xfff))
+				cond_resched();
+			if (pfn_valid(pfn) && PageZsmalloc(pfn_to_page(pfn)))
+				n++;
+		}
+	}
+	return n;
+}
+
+/* zsmalloc-typed pages that NR_ZSPAGES does not count */
+static long stray_pages(void)
+{
+	return (long)zsmalloc_typed_pages() - (long)nr_zspages();
+}
+
+/* No more stray pages than @base (from before the test): none leaked. */
+static void expect_no_stray_pages(struct kunit *test, long base, const char *when)
+{
+	long now = stray_pages();
+
+	KUNIT_EXPECT_EQ_MSG(test, now, base,
+			    "%s: %ld pages typed zsmalloc but not in NR_ZSPAGES, %ld before",
+			    when, now, base);
+}
+
 /* ---------------------------------------------------------------------- */
 /* Size classes                                                            */
 
@@ -190,6 +229,7 @@ struct tpool {
 	struct kunit *test;
 	struct zsmod_pool *pool;
 	unsigned long base_zspages;	/* NR_ZSPAGES before the pool existed */
+	long base_stray;		/* stray_pages() then (not for params) */
 	unsigned int cap, n;
 	unsigned long *h;		/* 0: freed */
 	unsigned int *len;
@@ -242,6 +282,8 @@ static struct tpool *tpool_create(struct kunit *test, unsigned int cap)
 	KUNIT_ASSERT_NOT_NULL(test, tp->tab);
 
 	tp->base_zspages = nr_zspages();
+	if (!test->param_value)
+		tp->base_stray = stray_pages();
 	snprintf(name, sizeof(name), "kunit-%d", atomic_inc_return(&pool_seq));
 	tp->pool = zsmod_create_pool(name);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, tp->pool);
@@ -505,6 +547,9 @@ static void free_destroy_check(struct tpool *tp)
 	tp->pool = NULL;
 	KUNIT_EXPECT_EQ_MSG(test, nr_zspages(), tp->base_zspages,
 			    "NR_ZSPAGES not back to its value before the pool");
+	/* a walk over all of memory: not after each of the many sizes */
+	if (!test->param_value)
+		expect_no_stray_pages(test, tp->base_stray, "after destroying the pool");
 }
 
 /* Pages of the zspage that holds @idx. */
@@ -1260,12 +1305,14 @@ static void test_alloc_enomem(struct kunit *test)
 	failures += enomem_walk(test, tp, multi_len, ZSWAP_GFP, 1);
 	KUNIT_EXPECT_GT_MSG(test, failures, 0U, "no injected failure made zsmod_malloc fail");
 	expect_consistent(tp);
+	expect_no_stray_pages(test, tp->base_stray, "after failing at every fault point");
 
 	/* the k-th page of a zspage missing (the slab caches are warm) */
 	enomem_kth_page(test, tp, multi_len, GFP_KERNEL | __GFP_NOWARN, multi->ppz);
 	enomem_kth_page(test, tp, multi_len, MOVABLE_GFP | __GFP_NOWARN, multi->ppz);
 	enomem_kth_page(test, tp, zsmod_max_alloc_size(), GFP_KERNEL | __GFP_NOWARN, 1);
 	expect_consistent(tp);
+	expect_no_stray_pages(test, tp->base_stray, "after failing the k-th page");
 
 	/* with live objects around (small classes may borrow free slots of
 	 * slightly larger classes: keep the live ones where nothing borrows)
