@@ -52,7 +52,7 @@ say "test kernel: $obj ($((t1 - t0)) s)"
 
 # --- modules ---------------------------------------------------------------
 mkdir -p "$out"
-rsync -a --delete --exclude=/.git --exclude=/out --exclude=/selftests \
+rsync -a --delete --exclude=/.git --exclude=/out --exclude=/selftests/bin \
 	--exclude='*.o' --exclude='*.ko' --exclude='*.mod' --exclude='*.mod.c' \
 	--exclude='.*.cmd' --exclude=modules.order --exclude=Module.symvers \
 	"$top/" "$out/src/"
