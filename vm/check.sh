@@ -5,6 +5,7 @@
 #   3. selftests (static binaries)
 #   4. stock 6.12 guest: all selftests (vm/check-guest.sh) under vm/run-guest.sh
 #   5. ./kunit/run.sh when it exists (KUnit test kernel; its status counts)
+#   6. the short stress run (stress/check-short.sh), dkms build, make lint
 # then a summary. Logs: out/check/.
 #
 # usage: vm/check.sh [--only test1,test2] [--no-kunit]
@@ -106,5 +107,17 @@ elif [ -x kunit/run.sh ]; then
 	stage "kunit (kunit/run.sh)" ./kunit/run.sh
 else
 	summary+=("kunit                          skipped (no kunit/run.sh)")
+fi
+
+# Reliability: the short storm/races run on the stock kernel (stress/).
+if [ -z "$only" ] && [ -x stress/check-short.sh ]; then
+	stage "stress (short, stock 6.12)" ./stress/check-short.sh --ko "$bdir/zsmalloc_mod.ko"
+fi
+
+# Packaging and style: dkms.conf builds against the stock headers, and
+# checkpatch --strict plus sparse find nothing.
+if [ -z "$only" ]; then
+	stage "dkms build ($abi)" ./scripts/dkms-check.sh "$abi"
+	stage "lint (checkpatch, sparse)" ./scripts/lint.sh
 fi
 finish
