@@ -736,7 +736,8 @@ static int size_param_cmp(const void *a, const void *b)
 	return x->size < y->size ? -1 : x->size > y->size;
 }
 
-static void add_size(size_t size, size_t max, const char *fmt, unsigned int arg)
+/* @what, followed by " @class" unless @class is negative */
+static void add_size(size_t size, size_t max, const char *what, int class)
 {
 	struct size_param *p;
 
@@ -744,7 +745,10 @@ static void add_size(size_t size, size_t max, const char *fmt, unsigned int arg)
 		return;
 	p = &size_params[nr_size_params++];
 	p->size = size;
-	snprintf(p->what, sizeof(p->what), fmt, arg);
+	if (class >= 0)
+		snprintf(p->what, sizeof(p->what), "%s %d", what, class);
+	else
+		strscpy(p->what, what, sizeof(p->what));
 }
 
 /* Build the parameter list from a scratch pool's class table. */
@@ -780,17 +784,17 @@ static int alloc_suite_init(struct kunit_suite *suite)
 			       i ? tab[i - 1].min : 0, i ? tab[i - 1].max : 0);
 			goto fail;
 		}
-		add_size(tab[i].min, max, "first of class %u", tab[i].index);
-		add_size(tab[i].max, max, "last of class %u", tab[i].index);
+		add_size(tab[i].min, max, "first of class", tab[i].index);
+		add_size(tab[i].max, max, "last of class", tab[i].index);
 	}
 	if (tab[0].min != 1 || tab[n - 1].max != max) {
 		pr_err("zsmalloc_mod_kunit: classes serve %u..%u, not 1..%zu\n",
 		       tab[0].min, tab[n - 1].max, max);
 		goto fail;
 	}
-	add_size(huge - 1, max, "below huge threshold%.0u", 0);
-	add_size(huge, max, "huge threshold%.0u", 0);
-	add_size(max, max, "maximum%.0u", 0);
+	add_size(huge - 1, max, "below huge threshold", -1);
+	add_size(huge, max, "huge threshold", -1);
+	add_size(max, max, "maximum", -1);
 	sort(size_params, nr_size_params, sizeof(*size_params), size_param_cmp, NULL);
 	/* one entry per size, names joined */
 	for (i = 0, j = 0; i < nr_size_params; i++) {
