@@ -24,16 +24,20 @@
  *	in the handle of each of its objects: a location is only ever
  *	rewritten under this lock. Since a handle's location encodes its
  *	class, free and map find the right lock without any pool-wide lock.
- *	Held from map to unmap: that is what pins a mapped object, because
- *	page migration and compaction move objects only under it. A mapping
- *	is a short copy in or out (zswap's use), so one lock round trip per
- *	access beats a pool lock plus a per-zspage reader lock.
+ *  zspage->readers (atomic count, not a lock)
+ *	Mappers of the zspage's objects, from map to unmap. Raised under the
+ *	class lock, dropped without it, so readers never spin, even while
+ *	zswap decompresses straight from the mapping. Page migration and
+ *	compaction move objects only out of a zspage they see with no
+ *	reader under the class lock: migration answers -EAGAIN (the core
+ *	retries), compaction takes another source zspage.
  *  zsmod_map_area.lock (per-CPU local_lock)
  *	Held from map to unmap: guards the per-CPU copy buffer used for
- *	objects that span two pages.
+ *	objects that span two pages that are not adjacent, and the record
+ *	of the mapping in progress.
  *
  * So one object per CPU may be mapped at a time, and the caller must not
- * sleep or call into the allocator while it is mapped.
+ * sleep while it is mapped.
  *
  * Page locks are only try-locked while a class lock is held; a zspage
  * whose pages cannot all be try-locked is freed later by a worker that
@@ -170,6 +174,7 @@ struct zspage {
 	struct zpdesc *first_zpdesc;
 	struct list_head list;
 	struct zsmod_pool *pool;
+	atomic_t readers;	/* see "Locking" at the top of this file */
 };
 
 struct zsmod_counters {
@@ -207,6 +212,7 @@ struct zsmod_map_area {
 	unsigned long handle;
 	unsigned long obj;
 	struct size_class *class;
+	struct zspage *zspage;
 	enum zsmod_mapmode mm;
 };
 
@@ -1140,34 +1146,38 @@ EXPORT_SYMBOL_GPL(zsmod_free);
  *
  * An object within one page is mapped in place; one that spans two pages
  * is copied into a per-CPU buffer (unless write-only) and copied back at
- * unmap (unless read-only). Until zsmod_unmap_object() the object's class
- * lock is held, so the object cannot move; the caller must not sleep,
- * map another object or call into the allocator meanwhile.
+ * unmap (unless read-only). Until zsmod_unmap_object() the object counts
+ * as read, so it cannot move; the caller must not sleep or map another
+ * object meanwhile.
  *
- * Context: holds a spinlock until zsmod_unmap_object().
+ * Context: disables preemption until zsmod_unmap_object().
  * Return: the object's address, or NULL for an invalid handle.
  */
 void *zsmod_map_object(struct zsmod_pool *pool, unsigned long handle,
 		       enum zsmod_mapmode mm)
-	__acquires(class_lock)
 {
 	struct zsmod_map_area *area;
 	struct size_class *class;
 	struct zpdesc *zpdesc;
+	struct zspage *zspage;
 	unsigned long obj, off;
 	void *addr;
 
 	class = handle_class(pool, handle);
 	if (WARN_ON_ONCE(!class))
-		goto invalid;
+		return NULL;
 
 	spin_lock(&class->lock);
 	obj = handle_obj(handle);
 	if (WARN_ON_ONCE(!obj_matches_handle(pool, class, obj, handle))) {
 		spin_unlock(&class->lock);
-		goto invalid;
+		return NULL;
 	}
 	zpdesc = obj_zpdesc(obj);
+	zspage = zpdesc_zspage(zpdesc);
+	/* Pins the object: moving it needs the class lock and no reader. */
+	atomic_inc(&zspage->readers);
+	spin_unlock(&class->lock);
 
 	local_lock(&zsmod_map_area.lock);
 	area = this_cpu_ptr(&zsmod_map_area);
@@ -1175,6 +1185,7 @@ void *zsmod_map_object(struct zsmod_pool *pool, unsigned long handle,
 	area->handle = handle;
 	area->obj = obj;
 	area->class = class;
+	area->zspage = zspage;
 	off = obj_page_offset(class, obj_index(obj));
 	if (off + class->size <= PAGE_SIZE ||
 	    zpdesc_follows(zpdesc, zpdesc->next)) {
@@ -1190,11 +1201,6 @@ void *zsmod_map_object(struct zsmod_pool *pool, unsigned long handle,
 	if (!class->huge)
 		addr += ZSMOD_HANDLE_SIZE;
 	return addr;
-
-invalid:
-	/* nothing is held; tell sparse the contract's count anyway */
-	__acquire(class_lock);
-	return NULL;
 }
 EXPORT_SYMBOL_GPL(zsmod_map_object);
 
@@ -1208,17 +1214,14 @@ EXPORT_SYMBOL_GPL(zsmod_map_object);
  * refused with a warning and changes nothing.
  */
 void zsmod_unmap_object(struct zsmod_pool *pool, unsigned long handle)
-	__releases(class_lock)
 {
 	/* raw: with no mapping in progress we may be preemptible here */
 	struct zsmod_map_area *area = raw_cpu_ptr(&zsmod_map_area);
 	struct size_class *class = area->class;
+	struct zspage *zspage = area->zspage;
 
-	if (WARN_ON_ONCE(!handle || area->handle != handle || !class)) {
-		__release(class_lock);	/* see zsmod_map_object() */
+	if (WARN_ON_ONCE(!handle || area->handle != handle || !class))
 		return;
-	}
-	lockdep_assert_held(&class->lock);
 
 	if (area->kaddr) {
 		kunmap_local(area->kaddr);
@@ -1231,8 +1234,11 @@ void zsmod_unmap_object(struct zsmod_pool *pool, unsigned long handle)
 	}
 	area->handle = 0;
 	area->class = NULL;
+	area->zspage = NULL;
 	local_unlock(&zsmod_map_area.lock);
-	spin_unlock(&class->lock);
+	/* release: our accesses are done before a mover sees no reader */
+	smp_mb__before_atomic();
+	atomic_dec(&zspage->readers);
 }
 EXPORT_SYMBOL_GPL(zsmod_unmap_object);
 
@@ -1255,7 +1261,19 @@ static unsigned long class_compactable_pages(struct size_class *class)
 	       class->pages_per_zspage;
 }
 
-/* Take the emptiest non-empty zspage off its list: a source. */
+/**
+ * zspage_has_readers() - is an object of the zspage mapped?
+ * @zspage: the zspage; its class lock is held, so no reader can come
+ *
+ * Return: true while some CPU has an object of it mapped.
+ */
+static bool zspage_has_readers(struct zspage *zspage)
+{
+	/* acquire: pairs with the release before unmap's decrement */
+	return atomic_read_acquire(&zspage->readers);
+}
+
+/* Take the emptiest non-empty zspage without readers off its list. */
 static struct zspage *isolate_src_zspage(struct size_class *class)
 {
 	int fg;
@@ -1263,9 +1281,10 @@ static struct zspage *isolate_src_zspage(struct size_class *class)
 	for (fg = ZS_INUSE_RATIO_10; fg <= ZS_INUSE_RATIO_99; fg++) {
 		struct zspage *zspage;
 
-		zspage = list_first_entry_or_null(&class->fullness_list[fg],
-						  struct zspage, list);
-		if (zspage) {
+		list_for_each_entry(zspage, &class->fullness_list[fg], list) {
+			/* a mapped object stays put; new readers need our lock */
+			if (zspage_has_readers(zspage))
+				continue;
 			remove_zspage(class, zspage);
 			return zspage;
 		}
@@ -1543,12 +1562,12 @@ static void zspage_replace_page(struct size_class *class,
  * @page: our isolated page, locked by the migration core
  * @mode: migration mode (we never sleep, so any mode works)
  *
- * Under the class lock, which keeps mappers out, copies the page,
- * rewrites the handle of every object that starts in it, and swaps the
+ * Under the class lock, and only while no object of the zspage is mapped,
+ * copies the page, rewrites the handle of every object that starts in it, and swaps the
  * page in the chain. Objects starting in the previous page keep their
  * location, which names the page they start in.
  *
- * Return: MIGRATEPAGE_SUCCESS.
+ * Return: MIGRATEPAGE_SUCCESS, or -EAGAIN while an object is mapped.
  */
 static int zsmod_page_migrate(struct page *newpage, struct page *page,
 			      enum migrate_mode mode)
@@ -1571,6 +1590,11 @@ static int zsmod_page_migrate(struct page *newpage, struct page *page,
 	zpdesc_mark_zsmalloc(newzpdesc);
 
 	spin_lock(&class->lock);
+	if (zspage_has_readers(zspage)) {
+		/* an object is mapped: let the migration core retry later */
+		spin_unlock(&class->lock);
+		return -EAGAIN;
+	}
 
 	pos = zspage_zpdesc_pos(zspage, zpdesc);
 	s_addr = kmap_local_zpdesc(zpdesc);
