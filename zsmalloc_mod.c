@@ -1587,14 +1587,13 @@ static int zsmod_page_migrate(struct page *newpage, struct page *page,
 	pool = zspage->pool;
 	class = zspage_class(pool, zspage);
 
-	zpdesc_mark_zsmalloc(newzpdesc);
-
 	spin_lock(&class->lock);
 	if (zspage_has_readers(zspage)) {
 		/* an object is mapped: let the migration core retry later */
 		spin_unlock(&class->lock);
 		return -EAGAIN;
 	}
+	zpdesc_mark_zsmalloc(newzpdesc);
 
 	pos = zspage_zpdesc_pos(zspage, zpdesc);
 	s_addr = kmap_local_zpdesc(zpdesc);
