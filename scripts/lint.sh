@@ -30,6 +30,19 @@ done
 echo "lint: checkpatch --strict on ${#files[@]} files"
 (cd "$out" && "$src/scripts/checkpatch.pl" --strict --no-tree --root="$src" --quiet \
 	--terse --no-summary -f "${files[@]}") >"$out/checkpatch.log" 2>&1
+# zsmalloc_mod.c goes through zpdesc only: struct page appears just in the
+# movable_operations callbacks' signatures (converted at once), and no
+# struct page field is touched.
+if grep -nE '\b(new)?page->' zsmalloc_mod.c; then
+	echo "lint: struct page field access in zsmalloc_mod.c (use zpdesc.h)"
+	fail=1
+fi
+if [ "$(grep -v '^ \*' zsmalloc_mod.c | grep -c 'struct page\b')" -gt 3 ]; then
+	grep -n 'struct page\b' zsmalloc_mod.c
+	echo "lint: struct page outside the movable_operations callbacks"
+	fail=1
+fi
+
 # One known false positive: checkpatch takes the C11 keyword _Generic,
 # which zpdesc.h's const-keeping conversions need, for a CamelCase name.
 if sed "s|$top/||" "$out/checkpatch.log" | grep -v 'CHECK: Avoid CamelCase: <_Generic>' |
