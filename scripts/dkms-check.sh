@@ -53,6 +53,11 @@ cver=$ver-dkmscheck
 src=/usr/src/$name-$cver
 say "$name $ver (checked as $cver) for $abi, dkms $(dkms --version | sed 's/^dkms-//')"
 
+# One check at a time on this machine: both would use the same DKMS tree.
+mkdir -p /var/lock
+exec 9>/var/lock/zsmalloc_mod-dkms-check.lock
+flock -n 9 || { say "another dkms check is running; waiting for it"; flock 9; }
+
 # --- 4. cleanup, whatever happens -------------------------------------------
 cleanup() {
 	if dkms status "$name/$cver" 2>/dev/null | grep -q .; then

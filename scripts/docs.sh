@@ -79,6 +79,10 @@ fi
 
 # --- 4. Sphinx --------------------------------------------------------------
 out=Documentation/output
+# One build at a time: both would write the same output directory.
+mkdir -p "$out"
+exec 9>"$out/.lock"
+flock -n 9 || { say "another docs build is running; waiting for it"; flock 9; }
 say "sphinx-build -b $builder -> $out/$builder"
 rm -rf "${out:?}/${builder:?}" "$out/doctrees"
 # No __pycache__ in the kernel tree, whose Sphinx extensions we import.
