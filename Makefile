@@ -27,8 +27,12 @@ clean:
 	$(MAKE) -C selftests clean
 	rm -rf out
 
+# Kbuild skips depmod when the build tree has no System.map (Debian's
+# headers), so run it here.
 modules_install:
 	$(KMAKE) INSTALL_MOD_DIR=updates modules_install
+	depmod -a $(if $(INSTALL_MOD_PATH),-b $(INSTALL_MOD_PATH)) \
+		$$(cat $(KDIR)/include/config/kernel.release)
 
 # checkpatch (from the linux-source-6.12 tree) and sparse, on every file we own.
 lint:
@@ -62,7 +66,8 @@ docs:
 
 help:
 	@echo 'Targets:'
-	@echo '  all (default)    build zsmalloc_mod.ko (and test modules) against KDIR'
+	@echo '  all (default)    build zsmalloc_mod.ko (and the KUnit module on a KUnit kernel)'
+	@echo '                   against KDIR; ZSMOD_BENCH=1 adds bench/zsmod_bench.ko'
 	@echo '  clean            remove build products'
 	@echo '  modules_install  install into /lib/modules/<kver>/updates'
 	@echo '  lint             checkpatch --strict and sparse (C=2)'

@@ -427,18 +427,4 @@ static inline void zpdesc_inc_zone_page_state(struct zpdesc *zpdesc) { }
 static inline void zpdesc_dec_zone_page_state(struct zpdesc *zpdesc) { }
 #endif
 
-/**
- * zpdesc_has_flag_trouble() - does the page carry a flag we never set?
- * @zpdesc: the zpdesc
- *
- * Our pages must not carry reclaim hints such as PG_reclaim: such a flag
- * would be a stray left by an earlier user or by us.
- *
- * Return: true if a stray reclaim flag is set.
- */
-static inline bool zpdesc_has_flag_trouble(const struct zpdesc *zpdesc)
-{
-	return folio_test_reclaim(zpdesc_folio(zpdesc));
-}
-
 #endif /* _ZSMALLOC_MOD_ZPDESC_H_ */

@@ -2333,3 +2333,4 @@ MODULE_LICENSE("GPL");
 MODULE_AUTHOR("zsmalloc_mod developers");
 MODULE_DESCRIPTION("zsmalloc on the zpdesc memory descriptor, as a zpool backend for zswap");
 MODULE_ALIAS("zpool-zsmalloc_mod");
+MODULE_VERSION("0.1.0");	/* keep in step with dkms.conf */

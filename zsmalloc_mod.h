@@ -30,7 +30,7 @@ enum zsmod_mapmode {
  * @objs_allocated: object slots in all zspages of the pool
  * @objs_used: slots holding a live object
  * @pages_compacted: pages freed by compaction since creation
- * @compactions: compaction runs (explicit calls and shrinker)
+ * @compactions: compaction runs (explicit calls, shrinker, auto_compact)
  * @pages_migrated: pages moved by the page migration core
  * @migrate_aborted: isolated pages put back without being migrated
  * @deferred_frees: zspages whose freeing was deferred to a worker

@@ -73,7 +73,7 @@ if [ -n "$rev" ]; then
 	done
 	src="commit $(git rev-parse --short "$rev")"
 fi
-make -s -C "$bdir" KDIR="$kdir" modules >"$work/build.log" 2>&1 || {
+make -s -C "$bdir" KDIR="$kdir" ZSMOD_BENCH=1 modules >"$work/build.log" 2>&1 || {
 	tail -30 "$work/build.log"; exit 1; }
 gcc -O2 -Wall -Wextra -static -o "$work/zsmod_swap" bench/zsmod_swap.c
 

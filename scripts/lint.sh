@@ -61,7 +61,7 @@ sparse_run() {	# sparse_run NAME KDIR
 	mkdir -p "$b"
 	rsync -a --exclude=/out --exclude=.git --exclude=/selftests/bin ./ "$b/"
 	make -s -C "$b" KDIR="$2" clean >/dev/null 2>&1
-	make -C "$b" KDIR="$2" C=2 CHECK="sparse -Wno-unknown-attribute" modules \
+	make -C "$b" KDIR="$2" ZSMOD_BENCH=1 C=2 CHECK="sparse -Wno-unknown-attribute" modules \
 		>"$out/sparse-$1.log" 2>&1 || { fail=1; tail -20 "$out/sparse-$1.log"; }
 	grep -c '^  CHECK ' "$out/sparse-$1.log" | sed 's/^/lint: sparse checked /; s/$/ file(s)/'
 	if grep -E "^$b/[^:]+:[0-9]+:[0-9]+: (warning|error):" "$out/sparse-$1.log" |

@@ -5,7 +5,8 @@
 #   3. selftests (static binaries)
 #   4. stock 6.12 guest: all selftests (vm/check-guest.sh) under vm/run-guest.sh
 #   5. ./kunit/run.sh when it exists (KUnit test kernel; its status counts)
-#   6. the short stress run (stress/check-short.sh), dkms build, make lint
+#   6. the short stress run (stress/check-short.sh), dkms build, make lint,
+#      make docs
 # then a summary. Logs: out/check/.
 #
 # usage: vm/check.sh [--only test1,test2] [--no-kunit]
@@ -66,7 +67,7 @@ build() {
 	mkdir -p "$bdir"
 	rsync -a --exclude=/out --exclude=.git --exclude=/selftests/bin ./ "$bdir/"
 	make -s -C "$bdir" KDIR="$kdir" clean >/dev/null 2>&1
-	make -C "$bdir" KDIR="$kdir" W=1 modules >"$out/build.log" 2>&1
+	make -C "$bdir" KDIR="$kdir" ZSMOD_BENCH=1 W=1 modules >"$out/build.log" 2>&1
 	local rc=$?
 	if [ $rc != 0 ] || grep -qiE 'warning:|error:' "$out/build.log"; then
 		grep -iE -B2 -A3 'warning:|error:' "$out/build.log" | head -60
@@ -119,5 +120,6 @@ fi
 if [ -z "$only" ]; then
 	stage "dkms build ($abi)" ./scripts/dkms-check.sh "$abi"
 	stage "lint (checkpatch, sparse)" ./scripts/lint.sh
+	stage "docs (kernel-doc, Sphinx)" ./scripts/docs.sh
 fi
 finish
