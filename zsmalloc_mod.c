@@ -24,7 +24,7 @@
  *	in the handle of each of its objects: a location is only ever
  *	rewritten under this lock. Since a handle's location encodes its
  *	class, free and map find the right lock without any pool-wide lock.
- *  zspage->readers (atomic count, not a lock)
+ *  zspage readers (atomic count in struct zspage, not a lock)
  *	Mappers of the zspage's objects, from map to unmap. Raised under the
  *	class lock, dropped without it, so readers never spin, even while
  *	zswap decompresses straight from the mapping. Page migration and
@@ -212,7 +212,7 @@ struct zsmod_map_area {
 	unsigned long handle;
 	unsigned long obj;
 	struct size_class *class;
-	struct zspage *zspage;
+	struct zspage *zsp;
 	enum zsmod_mapmode mm;
 };
 
@@ -302,9 +302,9 @@ static struct zspage *zpdesc_zspage(const struct zpdesc *zpdesc)
 }
 
 static struct size_class *zspage_class(struct zsmod_pool *pool,
-				       struct zspage *zspage)
+				       struct zspage *zsp)
 {
-	return pool->size_class[zspage->class_idx];
+	return pool->size_class[zsp->class_idx];
 }
 
 /* Offset of object @idx within the page in which it starts. */
@@ -317,30 +317,30 @@ static unsigned long obj_page_offset(struct size_class *class, unsigned int idx)
  * The page after @zpdesc in @zspage's chain, or NULL. A huge zspage has
  * one page, whose next field holds the handle instead.
  */
-static struct zpdesc *zspage_next(struct zspage *zspage, struct zpdesc *zpdesc)
+static struct zpdesc *zspage_next(struct zspage *zsp, struct zpdesc *zpdesc)
 {
-	return zspage->huge ? NULL : zpdesc->next;
+	return zsp->huge ? NULL : zpdesc->next;
 }
 
 /* Page @n (0-based) of a zspage's chain. */
-static struct zpdesc *zspage_nth_zpdesc(struct zspage *zspage, unsigned int n)
+static struct zpdesc *zspage_nth_zpdesc(struct zspage *zsp, unsigned int n)
 {
-	struct zpdesc *zpdesc = zspage->first_zpdesc;
+	struct zpdesc *zpdesc = zsp->first_zpdesc;
 
 	while (n--)
-		zpdesc = zspage_next(zspage, zpdesc);
+		zpdesc = zspage_next(zsp, zpdesc);
 	return zpdesc;
 }
 
 /* Position of @zpdesc in its zspage's chain. */
-static unsigned int zspage_zpdesc_pos(struct zspage *zspage,
+static unsigned int zspage_zpdesc_pos(struct zspage *zsp,
 				      struct zpdesc *zpdesc)
 {
-	struct zpdesc *cur = zspage->first_zpdesc;
+	struct zpdesc *cur = zsp->first_zpdesc;
 	unsigned int n = 0;
 
 	while (cur && cur != zpdesc) {
-		cur = zspage_next(zspage, cur);
+		cur = zspage_next(zsp, cur);
 		n++;
 	}
 	return n;
@@ -351,14 +351,14 @@ static unsigned int zspage_zpdesc_pos(struct zspage *zspage,
 /**
  * fullness_group() - the fullness group a zspage belongs in
  * @class: its class
- * @zspage: the zspage
+ * @zsp: the zspage
  *
  * Return: ZS_INUSE_RATIO_0 when empty, ZS_INUSE_RATIO_100 when full,
  * else the 10% step of its use rounded up (so 1 of 127 is in 10%).
  */
-static int fullness_group(struct size_class *class, struct zspage *zspage)
+static int fullness_group(struct size_class *class, struct zspage *zsp)
 {
-	unsigned int inuse = zspage->inuse;
+	unsigned int inuse = zsp->inuse;
 
 	if (!inuse)
 		return ZS_INUSE_RATIO_0;
@@ -368,30 +368,30 @@ static int fullness_group(struct size_class *class, struct zspage *zspage)
 	return 100 * inuse / class->objs_per_zspage / 10 + 1;
 }
 
-static void insert_zspage(struct size_class *class, struct zspage *zspage,
+static void insert_zspage(struct size_class *class, struct zspage *zsp,
 			  int fullness)
 {
 	lockdep_assert_held(&class->lock);
 	class->stat[fullness]++;
-	list_add(&zspage->list, &class->fullness_list[fullness]);
-	zspage->fullness = fullness;
+	list_add(&zsp->list, &class->fullness_list[fullness]);
+	zsp->fullness = fullness;
 }
 
-static void remove_zspage(struct size_class *class, struct zspage *zspage)
+static void remove_zspage(struct size_class *class, struct zspage *zsp)
 {
 	lockdep_assert_held(&class->lock);
-	list_del_init(&zspage->list);
-	class->stat[zspage->fullness]--;
+	list_del_init(&zsp->list);
+	class->stat[zsp->fullness]--;
 }
 
 /* Move @zspage to the list its fullness calls for; return the group. */
-static int fix_fullness(struct size_class *class, struct zspage *zspage)
+static int fix_fullness(struct size_class *class, struct zspage *zsp)
 {
-	int fullness = fullness_group(class, zspage);
+	int fullness = fullness_group(class, zsp);
 
-	if (fullness != zspage->fullness) {
-		remove_zspage(class, zspage);
-		insert_zspage(class, zspage, fullness);
+	if (fullness != zsp->fullness) {
+		remove_zspage(class, zsp);
+		insert_zspage(class, zsp, fullness);
 	}
 	return fullness;
 }
@@ -402,12 +402,12 @@ static struct zspage *find_zspage_with_room(struct size_class *class)
 	int fg;
 
 	for (fg = ZS_INUSE_RATIO_99; fg >= ZS_INUSE_RATIO_10; fg--) {
-		struct zspage *zspage;
+		struct zspage *zsp;
 
-		zspage = list_first_entry_or_null(&class->fullness_list[fg],
-						  struct zspage, list);
-		if (zspage)
-			return zspage;
+		zsp = list_first_entry_or_null(&class->fullness_list[fg],
+					       struct zspage, list);
+		if (zsp)
+			return zsp;
 	}
 	return NULL;
 }
@@ -434,7 +434,7 @@ static bool class_compaction_pays(struct size_class *class)
 /**
  * obj_malloc() - take a free slot of a zspage for an object
  * @class: the class, whose lock is held
- * @zspage: a zspage of @class with a free slot
+ * @zsp: a zspage of @class with a free slot
  * @handle: the object's handle, recorded in the slot's header (or in the
  *	    page descriptor for a huge zspage)
  *
@@ -443,26 +443,26 @@ static bool class_compaction_pays(struct size_class *class)
  * Return: the encoded location of the slot.
  */
 static unsigned long obj_malloc(struct size_class *class,
-				struct zspage *zspage, unsigned long handle)
+				struct zspage *zsp, unsigned long handle)
 {
-	unsigned int idx = zspage->freeobj;
+	unsigned int idx = zsp->freeobj;
 	unsigned long offset = (unsigned long)idx * class->size;
 	struct zpdesc *zpdesc;
 	unsigned long *link;
 	void *vaddr;
 
 	lockdep_assert_held(&class->lock);
-	zpdesc = zspage_nth_zpdesc(zspage, offset >> PAGE_SHIFT);
+	zpdesc = zspage_nth_zpdesc(zsp, offset >> PAGE_SHIFT);
 	vaddr = kmap_local_zpdesc(zpdesc);
 	link = vaddr + offset_in_page(offset);
-	zspage->freeobj = *link >> OBJ_TAG_BITS;
-	if (zspage->huge)
-		zspage->first_zpdesc->handle = handle | OBJ_ALLOCATED_TAG;
+	zsp->freeobj = *link >> OBJ_TAG_BITS;
+	if (zsp->huge)
+		zsp->first_zpdesc->handle = handle | OBJ_ALLOCATED_TAG;
 	else
 		*link = handle | OBJ_ALLOCATED_TAG;
 	kunmap_local(vaddr);
 
-	zspage->inuse++;
+	zsp->inuse++;
 	class->stat[CLASS_OBJS_INUSE]++;
 	return obj_encode(zpdesc, idx, class->index);
 }
@@ -475,7 +475,7 @@ static unsigned long obj_malloc(struct size_class *class,
 static void obj_free(struct size_class *class, unsigned long obj)
 {
 	struct zpdesc *zpdesc = obj_zpdesc(obj);
-	struct zspage *zspage = zpdesc_zspage(zpdesc);
+	struct zspage *zsp = zpdesc_zspage(zpdesc);
 	unsigned int idx = obj_index(obj);
 	unsigned long *link;
 	void *vaddr;
@@ -483,32 +483,32 @@ static void obj_free(struct size_class *class, unsigned long obj)
 	lockdep_assert_held(&class->lock);
 	vaddr = kmap_local_zpdesc(zpdesc);
 	link = vaddr + obj_page_offset(class, idx);
-	*link = (unsigned long)zspage->freeobj << OBJ_TAG_BITS;
+	*link = (unsigned long)zsp->freeobj << OBJ_TAG_BITS;
 	kunmap_local(vaddr);
-	if (zspage->huge)
+	if (zsp->huge)
 		zpdesc->handle = 0;
 
-	zspage->freeobj = idx;
-	zspage->inuse--;
+	zsp->freeobj = idx;
+	zsp->inuse--;
 	class->stat[CLASS_OBJS_INUSE]--;
 }
 
 /**
  * obj_allocated() - is the slot starting at @addr allocated?
- * @zspage: the slot's zspage
+ * @zsp: the slot's zspage
  * @zpdesc: the page in which the slot starts
  * @addr: kernel address of the slot's first word
  * @handle: set to the object's handle when allocated
  *
  * Return: true if the slot holds an object.
  */
-static bool obj_allocated(struct zspage *zspage, struct zpdesc *zpdesc,
+static bool obj_allocated(struct zspage *zsp, struct zpdesc *zpdesc,
 			  void *addr, unsigned long *handle)
 {
 	unsigned long word;
 
-	if (zspage->huge)
-		word = zspage->first_zpdesc->handle;
+	if (zsp->huge)
+		word = zsp->first_zpdesc->handle;
 	else
 		word = *(unsigned long *)addr;
 	if (!(word & OBJ_ALLOCATED_TAG))
@@ -605,7 +605,7 @@ static void obj_copy(struct size_class *class, unsigned long dst,
 /* ---- zspage life cycle ----------------------------------------------- */
 
 /* Link @zpdescs into the page chain of @zspage. */
-static void zspage_link_pages(struct size_class *class, struct zspage *zspage,
+static void zspage_link_pages(struct size_class *class, struct zspage *zsp,
 			      struct zpdesc **zpdescs)
 {
 	unsigned int i;
@@ -613,11 +613,11 @@ static void zspage_link_pages(struct size_class *class, struct zspage *zspage,
 	for (i = 0; i < class->pages_per_zspage; i++) {
 		struct zpdesc *zpdesc = zpdescs[i];
 
-		zpdesc->zspage = zspage;
+		zpdesc->zspage = zsp;
 		zpdesc->next = i + 1 < class->pages_per_zspage ?
 			       zpdescs[i + 1] : NULL;
 		if (i == 0) {
-			zspage->first_zpdesc = zpdesc;
+			zsp->first_zpdesc = zpdesc;
 			zpdesc_set_first(zpdesc);
 		}
 	}
@@ -625,12 +625,12 @@ static void zspage_link_pages(struct size_class *class, struct zspage *zspage,
 
 /* Thread every slot of a new zspage onto its free list. */
 static void zspage_init_free_list(struct size_class *class,
-				  struct zspage *zspage)
+				  struct zspage *zsp)
 {
-	struct zpdesc *zpdesc = zspage->first_zpdesc;
+	struct zpdesc *zpdesc = zsp->first_zpdesc;
 	unsigned int pos = 0;
 
-	for (; zpdesc; zpdesc = zspage_next(zspage, zpdesc), pos++) {
+	for (; zpdesc; zpdesc = zspage_next(zsp, zpdesc), pos++) {
 		unsigned int idx, first, end;
 		void *vaddr;
 
@@ -646,8 +646,8 @@ static void zspage_init_free_list(struct size_class *class,
 		}
 		kunmap_local(vaddr);
 	}
-	zspage->freeobj = 0;
-	zspage->inuse = 0;
+	zsp->freeobj = 0;
+	zsp->inuse = 0;
 }
 
 /**
@@ -665,12 +665,12 @@ static struct zspage *alloc_zspage(struct zsmod_pool *pool,
 				   struct size_class *class, gfp_t gfp)
 {
 	struct zpdesc *zpdescs[ZSMOD_MAX_PAGES_PER_ZSPAGE];
-	struct zspage *zspage;
+	struct zspage *zsp;
 	unsigned int i;
 
-	zspage = kmem_cache_zalloc(zsmod_zspage_cache,
-				   gfp & ~(__GFP_HIGHMEM | __GFP_MOVABLE));
-	if (!zspage)
+	zsp = kmem_cache_zalloc(zsmod_zspage_cache,
+				gfp & ~(__GFP_HIGHMEM | __GFP_MOVABLE));
+	if (!zsp)
 		return NULL;
 
 	/*
@@ -690,30 +690,30 @@ static struct zspage *alloc_zspage(struct zsmod_pool *pool,
 	for (i = 0; i < class->pages_per_zspage; i++)
 		zpdesc_inc_zone_page_state(zpdescs[i]);
 
-	zspage->magic = ZSPAGE_MAGIC;
-	zspage->class_idx = class->index;
-	zspage->huge = class->huge;
-	zspage->pool = pool;
-	INIT_LIST_HEAD(&zspage->list);
-	zspage_link_pages(class, zspage, zpdescs);
-	zspage_init_free_list(class, zspage);
-	return zspage;
+	zsp->magic = ZSPAGE_MAGIC;
+	zsp->class_idx = class->index;
+	zsp->huge = class->huge;
+	zsp->pool = pool;
+	INIT_LIST_HEAD(&zsp->list);
+	zspage_link_pages(class, zsp, zpdescs);
+	zspage_init_free_list(class, zsp);
+	return zsp;
 
 undo:
 	while (i--)
 		zpdesc_free(zpdescs[i]);
-	kmem_cache_free(zsmod_zspage_cache, zspage);
+	kmem_cache_free(zsmod_zspage_cache, zsp);
 	return NULL;
 }
 
 /* Let the migration core move the pages of a new zspage. */
-static void zspage_set_movable(struct zspage *zspage)
+static void zspage_set_movable(struct zspage *zsp)
 {
 #ifdef CONFIG_COMPACTION
 	struct zpdesc *zpdesc;
 
-	for (zpdesc = zspage->first_zpdesc; zpdesc;
-	     zpdesc = zspage_next(zspage, zpdesc)) {
+	for (zpdesc = zsp->first_zpdesc; zpdesc;
+	     zpdesc = zspage_next(zsp, zpdesc)) {
 		/*
 		 * Nobody else can know this page yet. Should a pfn walker
 		 * hold its lock for a moment, the page just stays unmovable.
@@ -728,24 +728,24 @@ static void zspage_set_movable(struct zspage *zspage)
 
 /**
  * trylock_zspage() - lock every page of a zspage without sleeping
- * @zspage: the zspage; its class lock is held
+ * @zsp: the zspage; its class lock is held
  *
  * Return: true with all pages locked, or false with none locked.
  */
-static bool trylock_zspage(struct zspage *zspage)
+static bool trylock_zspage(struct zspage *zsp)
 {
 	struct zpdesc *zpdesc, *locked;
 
-	for (zpdesc = zspage->first_zpdesc; zpdesc;
-	     zpdesc = zspage_next(zspage, zpdesc)) {
+	for (zpdesc = zsp->first_zpdesc; zpdesc;
+	     zpdesc = zspage_next(zsp, zpdesc)) {
 		if (!zpdesc_trylock(zpdesc))
 			goto unwind;
 	}
 	return true;
 
 unwind:
-	for (locked = zspage->first_zpdesc; locked != zpdesc;
-	     locked = zspage_next(zspage, locked))
+	for (locked = zsp->first_zpdesc; locked != zpdesc;
+	     locked = zspage_next(zsp, locked))
 		zpdesc_unlock(locked);
 	return false;
 }
@@ -753,18 +753,18 @@ unwind:
 /**
  * lock_zspage() - lock every page of a zspage, sleeping as needed
  * @class: the zspage's class; its lock is not held
- * @zspage: an empty zspage that nobody else can reach
+ * @zsp: an empty zspage that nobody else can reach
  *
  * Pages not yet locked may be migrated meanwhile, so each is looked up
  * under the class lock and waited for with a reference held.
  */
-static void lock_zspage(struct size_class *class, struct zspage *zspage)
+static void lock_zspage(struct size_class *class, struct zspage *zsp)
 {
 	struct zpdesc *cur = NULL, *next;
 
 	spin_lock(&class->lock);
 	for (;;) {
-		next = cur ? zspage_next(zspage, cur) : zspage->first_zpdesc;
+		next = cur ? zspage_next(zsp, cur) : zsp->first_zpdesc;
 		if (!next)
 			break;
 		if (zpdesc_trylock(next)) {
@@ -784,47 +784,47 @@ static void lock_zspage(struct size_class *class, struct zspage *zspage)
  * zspage_detach() - account an empty zspage as gone
  * @pool: its pool
  * @class: its class, whose lock is held
- * @zspage: the zspage, off the fullness lists, every page locked by us
+ * @zsp: the zspage, off the fullness lists, every page locked by us
  *
  * After this nobody can find the zspage; release_zspage() finishes the
  * job and needs no lock.
  */
 static void zspage_detach(struct zsmod_pool *pool, struct size_class *class,
-			  struct zspage *zspage)
+			  struct zspage *zsp)
 {
 	lockdep_assert_held(&class->lock);
-	VM_WARN_ON_ONCE(zspage->inuse);
+	VM_WARN_ON_ONCE(zsp->inuse);
 	class->stat[CLASS_OBJS_ALLOCATED] -= class->objs_per_zspage;
 	atomic_long_sub(class->pages_per_zspage, &pool->pages_allocated);
 }
 
 /**
  * release_zspage() - give a detached zspage's pages back to the system
- * @zspage: a zspage passed through zspage_detach()
+ * @zsp: a zspage passed through zspage_detach()
  *
  * Called without the class lock where possible, to keep that lock's hold
  * times short: our page locks keep the migration core away.
  */
-static void release_zspage(struct zspage *zspage)
+static void release_zspage(struct zspage *zsp)
 {
-	struct zpdesc *zpdesc = zspage->first_zpdesc, *next;
+	struct zpdesc *zpdesc = zsp->first_zpdesc, *next;
 
 	do {
-		next = zspage_next(zspage, zpdesc);
+		next = zspage_next(zsp, zpdesc);
 		zpdesc_reset(zpdesc);
 		zpdesc_unlock(zpdesc);
 		zpdesc_dec_zone_page_state(zpdesc);
 		zpdesc_put(zpdesc);
 		zpdesc = next;
 	} while (zpdesc);
-	kmem_cache_free(zsmod_zspage_cache, zspage);
+	kmem_cache_free(zsmod_zspage_cache, zsp);
 }
 
 /**
  * free_zspage() - free an empty zspage that sits on the 0% list
  * @pool: its pool
  * @class: its class, whose lock is held
- * @zspage: the empty zspage
+ * @zsp: the empty zspage
  *
  * If a page of it is locked (being migrated), the zspage stays on the
  * list for the deferred worker.
@@ -833,16 +833,16 @@ static void release_zspage(struct zspage *zspage)
  * release_zspage(), after dropping the class lock if it likes.
  */
 static bool free_zspage(struct zsmod_pool *pool, struct size_class *class,
-			struct zspage *zspage)
+			struct zspage *zsp)
 {
 	lockdep_assert_held(&class->lock);
-	if (!trylock_zspage(zspage)) {
+	if (!trylock_zspage(zsp)) {
 		atomic_long_inc(&pool->counters.deferred_frees);
 		schedule_work(&pool->free_work);
 		return false;
 	}
-	remove_zspage(class, zspage);
-	zspage_detach(pool, class, zspage);
+	remove_zspage(class, zsp);
+	zspage_detach(pool, class, zsp);
 	return true;
 }
 
@@ -861,7 +861,7 @@ static void deferred_free_work(struct work_struct *work)
 
 	for (i = 0; i < pool->nr_classes; i++) {
 		struct size_class *class = pool->classes[i];
-		struct zspage *zspage, *tmp;
+		struct zspage *zsp, *tmp;
 		LIST_HEAD(empty);
 
 		spin_lock(&class->lock);
@@ -869,14 +869,14 @@ static void deferred_free_work(struct work_struct *work)
 				 &empty);
 		spin_unlock(&class->lock);
 
-		list_for_each_entry_safe(zspage, tmp, &empty, list) {
-			list_del_init(&zspage->list);
-			lock_zspage(class, zspage);
+		list_for_each_entry_safe(zsp, tmp, &empty, list) {
+			list_del_init(&zsp->list);
+			lock_zspage(class, zsp);
 			spin_lock(&class->lock);
 			class->stat[ZS_INUSE_RATIO_0]--;
-			zspage_detach(pool, class, zspage);
+			zspage_detach(pool, class, zsp);
 			spin_unlock(&class->lock);
-			release_zspage(zspage);
+			release_zspage(zsp);
 		}
 	}
 }
@@ -944,7 +944,7 @@ static bool obj_matches_handle(struct zsmod_pool *pool,
 {
 #ifdef CONFIG_DEBUG_VM
 	struct zpdesc *zpdesc;
-	struct zspage *zspage;
+	struct zspage *zsp;
 	unsigned long word;
 	void *vaddr;
 
@@ -954,13 +954,13 @@ static bool obj_matches_handle(struct zsmod_pool *pool,
 	zpdesc = obj_zpdesc(obj);
 	if (!zpdesc_is_zsmalloc(zpdesc))
 		return false;
-	zspage = zpdesc_zspage(zpdesc);
-	if (!zspage || !virt_addr_valid(zspage) ||
-	    zspage->magic != ZSPAGE_MAGIC || zspage->pool != pool ||
-	    zspage->class_idx != class->index)
+	zsp = zpdesc_zspage(zpdesc);
+	if (!zsp || !virt_addr_valid(zsp) ||
+	    zsp->magic != ZSPAGE_MAGIC || zsp->pool != pool ||
+	    zsp->class_idx != class->index)
 		return false;
-	if (zspage->huge) {
-		word = zspage->first_zpdesc->handle;
+	if (zsp->huge) {
+		word = zsp->first_zpdesc->handle;
 	} else {
 		vaddr = kmap_local_zpdesc(zpdesc);
 		word = *(unsigned long *)(vaddr +
@@ -985,16 +985,16 @@ static bool obj_matches_handle(struct zsmod_pool *pool,
  */
 static bool malloc_in_class(struct size_class *class, unsigned long handle)
 {
-	struct zspage *zspage;
+	struct zspage *zsp;
 
 	spin_lock(&class->lock);
-	zspage = find_zspage_with_room(class);
-	if (zspage) {
-		handle_set_obj(handle, obj_malloc(class, zspage, handle));
-		fix_fullness(class, zspage);
+	zsp = find_zspage_with_room(class);
+	if (zsp) {
+		handle_set_obj(handle, obj_malloc(class, zsp, handle));
+		fix_fullness(class, zsp);
 	}
 	spin_unlock(&class->lock);
-	return !!zspage;
+	return !!zsp;
 }
 
 /**
@@ -1049,7 +1049,7 @@ int zsmod_malloc(struct zsmod_pool *pool, size_t size, gfp_t gfp,
 		 unsigned long *handle)
 {
 	struct size_class *class;
-	struct zspage *zspage;
+	struct zspage *zsp;
 	unsigned long h, obj;
 
 	if (unlikely(!pool || !handle || !size ||
@@ -1066,19 +1066,19 @@ int zsmod_malloc(struct zsmod_pool *pool, size_t size, gfp_t gfp,
 		return 0;
 	}
 
-	zspage = alloc_zspage(pool, class, gfp);
-	if (!zspage) {
+	zsp = alloc_zspage(pool, class, gfp);
+	if (!zsp) {
 		handle_free(h);
 		return -ENOMEM;
 	}
 
 	spin_lock(&class->lock);
-	obj = obj_malloc(class, zspage, h);
-	insert_zspage(class, zspage, fullness_group(class, zspage));
+	obj = obj_malloc(class, zsp, h);
+	insert_zspage(class, zsp, fullness_group(class, zsp));
 	handle_set_obj(h, obj);
 	class->stat[CLASS_OBJS_ALLOCATED] += class->objs_per_zspage;
 	atomic_long_add(class->pages_per_zspage, &pool->pages_allocated);
-	zspage_set_movable(zspage);
+	zspage_set_movable(zsp);
 	spin_unlock(&class->lock);
 
 	*handle = h;
@@ -1097,7 +1097,7 @@ EXPORT_SYMBOL_GPL(zsmod_malloc);
 void zsmod_free(struct zsmod_pool *pool, unsigned long handle)
 {
 	struct size_class *class;
-	struct zspage *zspage;
+	struct zspage *zsp;
 	int fullness, old_fullness;
 	unsigned long obj;
 	bool compact;
@@ -1114,19 +1114,19 @@ void zsmod_free(struct zsmod_pool *pool, unsigned long handle)
 		spin_unlock(&class->lock);
 		return;
 	}
-	zspage = zpdesc_zspage(obj_zpdesc(obj));
-	old_fullness = zspage->fullness;
+	zsp = zpdesc_zspage(obj_zpdesc(obj));
+	old_fullness = zsp->fullness;
 	obj_free(class, obj);
-	fullness = fix_fullness(class, zspage);
+	fullness = fix_fullness(class, zsp);
 	/* Fragmentation only grows when a zspage drops a group: look then. */
 	compact = fullness != old_fullness && READ_ONCE(auto_compact) &&
 		  class_compaction_pays(class);
-	if (fullness != ZS_INUSE_RATIO_0 || !free_zspage(pool, class, zspage))
-		zspage = NULL;
+	if (fullness != ZS_INUSE_RATIO_0 || !free_zspage(pool, class, zsp))
+		zsp = NULL;
 	spin_unlock(&class->lock);
 
-	if (zspage)
-		release_zspage(zspage);
+	if (zsp)
+		release_zspage(zsp);
 	handle_free(handle);
 	if (compact) {
 		WRITE_ONCE(pool->compact_after,
@@ -1159,7 +1159,7 @@ void *zsmod_map_object(struct zsmod_pool *pool, unsigned long handle,
 	struct zsmod_map_area *area;
 	struct size_class *class;
 	struct zpdesc *zpdesc;
-	struct zspage *zspage;
+	struct zspage *zsp;
 	unsigned long obj, off;
 	void *addr;
 
@@ -1174,9 +1174,9 @@ void *zsmod_map_object(struct zsmod_pool *pool, unsigned long handle,
 		return NULL;
 	}
 	zpdesc = obj_zpdesc(obj);
-	zspage = zpdesc_zspage(zpdesc);
+	zsp = zpdesc_zspage(zpdesc);
 	/* Pins the object: moving it needs the class lock and no reader. */
-	atomic_inc(&zspage->readers);
+	atomic_inc(&zsp->readers);
 	spin_unlock(&class->lock);
 
 	local_lock(&zsmod_map_area.lock);
@@ -1185,7 +1185,7 @@ void *zsmod_map_object(struct zsmod_pool *pool, unsigned long handle,
 	area->handle = handle;
 	area->obj = obj;
 	area->class = class;
-	area->zspage = zspage;
+	area->zsp = zsp;
 	off = obj_page_offset(class, obj_index(obj));
 	if (off + class->size <= PAGE_SIZE ||
 	    zpdesc_follows(zpdesc, zpdesc->next)) {
@@ -1218,7 +1218,7 @@ void zsmod_unmap_object(struct zsmod_pool *pool, unsigned long handle)
 	/* raw: with no mapping in progress we may be preemptible here */
 	struct zsmod_map_area *area = raw_cpu_ptr(&zsmod_map_area);
 	struct size_class *class = area->class;
-	struct zspage *zspage = area->zspage;
+	struct zspage *zsp = area->zsp;
 
 	if (WARN_ON_ONCE(!handle || area->handle != handle || !class))
 		return;
@@ -1234,11 +1234,11 @@ void zsmod_unmap_object(struct zsmod_pool *pool, unsigned long handle)
 	}
 	area->handle = 0;
 	area->class = NULL;
-	area->zspage = NULL;
+	area->zsp = NULL;
 	local_unlock(&zsmod_map_area.lock);
 	/* release: our accesses are done before a mover sees no reader */
 	smp_mb__before_atomic();
-	atomic_dec(&zspage->readers);
+	atomic_dec(&zsp->readers);
 }
 EXPORT_SYMBOL_GPL(zsmod_unmap_object);
 
@@ -1263,14 +1263,14 @@ static unsigned long class_compactable_pages(struct size_class *class)
 
 /**
  * zspage_has_readers() - is an object of the zspage mapped?
- * @zspage: the zspage; its class lock is held, so no reader can come
+ * @zsp: the zspage; its class lock is held, so no reader can come
  *
  * Return: true while some CPU has an object of it mapped.
  */
-static bool zspage_has_readers(struct zspage *zspage)
+static bool zspage_has_readers(struct zspage *zsp)
 {
 	/* acquire: pairs with the release before unmap's decrement */
-	return atomic_read_acquire(&zspage->readers);
+	return atomic_read_acquire(&zsp->readers);
 }
 
 /* Take the emptiest non-empty zspage without readers off its list. */
@@ -1279,14 +1279,14 @@ static struct zspage *isolate_src_zspage(struct size_class *class)
 	int fg;
 
 	for (fg = ZS_INUSE_RATIO_10; fg <= ZS_INUSE_RATIO_99; fg++) {
-		struct zspage *zspage;
+		struct zspage *zsp;
 
-		list_for_each_entry(zspage, &class->fullness_list[fg], list) {
+		list_for_each_entry(zsp, &class->fullness_list[fg], list) {
 			/* a mapped object stays put; new readers need our lock */
-			if (zspage_has_readers(zspage))
+			if (zspage_has_readers(zsp))
 				continue;
-			remove_zspage(class, zspage);
-			return zspage;
+			remove_zspage(class, zsp);
+			return zsp;
 		}
 	}
 	return NULL;
@@ -1295,18 +1295,18 @@ static struct zspage *isolate_src_zspage(struct size_class *class)
 /* Take the fullest zspage with room off its list: a destination. */
 static struct zspage *isolate_dst_zspage(struct size_class *class)
 {
-	struct zspage *zspage = find_zspage_with_room(class);
+	struct zspage *zsp = find_zspage_with_room(class);
 
-	if (zspage)
-		remove_zspage(class, zspage);
-	return zspage;
+	if (zsp)
+		remove_zspage(class, zsp);
+	return zsp;
 }
 
-static int putback_zspage(struct size_class *class, struct zspage *zspage)
+static int putback_zspage(struct size_class *class, struct zspage *zsp)
 {
-	int fullness = fullness_group(class, zspage);
+	int fullness = fullness_group(class, zsp);
 
-	insert_zspage(class, zspage, fullness);
+	insert_zspage(class, zsp, fullness);
 	return fullness;
 }
 
@@ -1530,7 +1530,7 @@ static bool zsmod_page_isolate(struct page *page, isolate_mode_t mode)
 /**
  * zspage_replace_page() - put a migrated page into a zspage's chain
  * @class: the zspage's class, whose lock is held
- * @zspage: the zspage
+ * @zsp: the zspage
  * @new: the destination page
  * @old: the page it replaces
  *
@@ -1538,20 +1538,20 @@ static bool zsmod_page_isolate(struct page *page, isolate_mode_t mode)
  * and, for a huge zspage, the handle; then makes @new movable.
  */
 static void zspage_replace_page(struct size_class *class,
-				struct zspage *zspage, struct zpdesc *new,
+				struct zspage *zsp, struct zpdesc *new,
 				struct zpdesc *old)
 {
 	struct zpdesc *zpdescs[ZSMOD_MAX_PAGES_PER_ZSPAGE];
 	struct zpdesc *zpdesc;
 	unsigned int i = 0;
 
-	for (zpdesc = zspage->first_zpdesc; zpdesc;
-	     zpdesc = zspage_next(zspage, zpdesc))
+	for (zpdesc = zsp->first_zpdesc; zpdesc;
+	     zpdesc = zspage_next(zsp, zpdesc))
 		zpdescs[i++] = zpdesc == old ? new : zpdesc;
 
-	zspage_link_pages(class, zspage, zpdescs);
+	zspage_link_pages(class, zsp, zpdescs);
 	zpdesc_set_first_obj_offset(new, zpdesc_first_obj_offset(old));
-	if (zspage->huge)
+	if (zsp->huge)
 		new->handle = old->handle;
 	zpdesc_set_movable(new, &zsmod_mops);
 }
@@ -1577,25 +1577,25 @@ static int zsmod_page_migrate(struct page *newpage, struct page *page,
 	unsigned int pos, idx, first, end;
 	struct size_class *class;
 	struct zsmod_pool *pool;
-	struct zspage *zspage;
+	struct zspage *zsp;
 	void *s_addr, *d_addr;
 
 	VM_WARN_ON_ONCE(!zpdesc_is_isolated(zpdesc));
 
 	/* Locked pages keep their zspage alive: see free_zspage(). */
-	zspage = zpdesc_zspage(zpdesc);
-	pool = zspage->pool;
-	class = zspage_class(pool, zspage);
+	zsp = zpdesc_zspage(zpdesc);
+	pool = zsp->pool;
+	class = zspage_class(pool, zsp);
 
 	spin_lock(&class->lock);
-	if (zspage_has_readers(zspage)) {
+	if (zspage_has_readers(zsp)) {
 		/* an object is mapped: let the migration core retry later */
 		spin_unlock(&class->lock);
 		return -EAGAIN;
 	}
 	zpdesc_mark_zsmalloc(newzpdesc);
 
-	pos = zspage_zpdesc_pos(zspage, zpdesc);
+	pos = zspage_zpdesc_pos(zsp, zpdesc);
 	s_addr = kmap_local_zpdesc(zpdesc);
 	d_addr = kmap_local_zpdesc(newzpdesc);
 	copy_page(d_addr, s_addr);
@@ -1606,13 +1606,13 @@ static int zsmod_page_migrate(struct page *newpage, struct page *page,
 		void *addr = s_addr + obj_page_offset(class, idx);
 		unsigned long handle;
 
-		if (obj_allocated(zspage, zpdesc, addr, &handle))
+		if (obj_allocated(zsp, zpdesc, addr, &handle))
 			handle_set_obj(handle,
 				       obj_encode(newzpdesc, idx, class->index));
 	}
 	kunmap_local(s_addr);
 
-	zspage_replace_page(class, zspage, newzpdesc, zpdesc);
+	zspage_replace_page(class, zsp, newzpdesc, zpdesc);
 
 	spin_unlock(&class->lock);
 
@@ -1636,11 +1636,11 @@ static int zsmod_page_migrate(struct page *newpage, struct page *page,
 static void zsmod_page_putback(struct page *page)
 {
 	struct zpdesc *zpdesc = page_zpdesc(page);
-	struct zspage *zspage = zpdesc_zspage(zpdesc);
+	struct zspage *zsp = zpdesc_zspage(zpdesc);
 
 	VM_WARN_ON_ONCE(!zpdesc_is_isolated(zpdesc));
-	if (zspage)
-		atomic_long_inc(&zspage->pool->counters.migrate_aborted);
+	if (zsp)
+		atomic_long_inc(&zsp->pool->counters.migrate_aborted);
 }
 
 static const struct movable_operations zsmod_mops = {
@@ -1812,19 +1812,19 @@ int zsmod_handle_zspage_pfns(struct zsmod_pool *pool, unsigned long handle,
 {
 	struct size_class *class = handle_class(pool, handle);
 	struct zpdesc *zpdesc;
-	struct zspage *zspage;
+	struct zspage *zsp;
 	int n = 0;
 
 	if (!class)
 		return -EINVAL;
 	spin_lock(&class->lock);
-	zspage = zpdesc_zspage(obj_zpdesc(handle_obj(handle)));
+	zsp = zpdesc_zspage(obj_zpdesc(handle_obj(handle)));
 	if (class->pages_per_zspage > max_pfns) {
 		spin_unlock(&class->lock);
 		return -E2BIG;
 	}
-	for (zpdesc = zspage->first_zpdesc; zpdesc;
-	     zpdesc = zspage_next(zspage, zpdesc))
+	for (zpdesc = zsp->first_zpdesc; zpdesc;
+	     zpdesc = zspage_next(zsp, zpdesc))
 		pfns[n++] = zpdesc_pfn(zpdesc);
 	spin_unlock(&class->lock);
 	return n;
@@ -2116,17 +2116,17 @@ static unsigned long drain_class(struct zsmod_pool *pool,
 
 	spin_lock(&class->lock);
 	for (fg = ZS_INUSE_RATIO_10; fg < NR_FULLNESS_GROUPS; fg++) {
-		struct zspage *zspage;
+		struct zspage *zsp;
 
 		struct list_head *list = &class->fullness_list[fg];
 
-		while ((zspage = list_first_entry_or_null(list, struct zspage,
-							  list))) {
-			struct zpdesc *zpdesc = zspage->first_zpdesc;
+		while ((zsp = list_first_entry_or_null(list, struct zspage,
+						       list))) {
+			struct zpdesc *zpdesc = zsp->first_zpdesc;
 			unsigned int pos, idx, first, end;
 
 			for (pos = 0; zpdesc;
-			     zpdesc = zspage_next(zspage, zpdesc), pos++) {
+			     zpdesc = zspage_next(zsp, zpdesc), pos++) {
 				void *vaddr = kmap_local_zpdesc(zpdesc);
 
 				objs_starting_in_page(class, pos, &first, &end);
@@ -2135,7 +2135,7 @@ static unsigned long drain_class(struct zsmod_pool *pool,
 					void *addr = vaddr +
 						obj_page_offset(class, idx);
 
-					if (!obj_allocated(zspage, zpdesc, addr,
+					if (!obj_allocated(zsp, zpdesc, addr,
 							   &handle))
 						continue;
 					handle_free(handle);
@@ -2143,11 +2143,11 @@ static unsigned long drain_class(struct zsmod_pool *pool,
 				}
 				kunmap_local(vaddr);
 			}
-			class->stat[CLASS_OBJS_INUSE] -= zspage->inuse;
-			zspage->inuse = 0;
-			fix_fullness(class, zspage);
-			if (free_zspage(pool, class, zspage))
-				release_zspage(zspage);
+			class->stat[CLASS_OBJS_INUSE] -= zsp->inuse;
+			zsp->inuse = 0;
+			fix_fullness(class, zsp);
+			if (free_zspage(pool, class, zsp))
+				release_zspage(zsp);
 		}
 	}
 	spin_unlock(&class->lock);
