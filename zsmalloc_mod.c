@@ -17,6 +17,11 @@
  *	Held by the migration core around isolate/migrate/putback of a page;
  *	taken by us on every page of a zspage before the zspage is freed,
  *	so a page being migrated always has a live zspage.
+ *  zsmod_map_area.lock (per-CPU local_lock)
+ *	Held from map to unmap: keeps the mapper on the CPU whose pin it
+ *	set, and guards the per-CPU copy buffer used for objects that span
+ *	two pages that are not adjacent. Never nested with a page lock;
+ *	map's slow path takes the class lock inside it.
  *  size_class->lock (spinlock)
  *	Protects the class's fullness lists and statistics, the inuse,
  *	freeobj and fullness of each of its zspages, their page chains,
@@ -24,17 +29,19 @@
  *	in the handle of each of its objects: a location is only ever
  *	rewritten under this lock. Since a handle's location encodes its
  *	class, free and map find the right lock without any pool-wide lock.
- *  zspage readers (atomic count in struct zspage, not a lock)
- *	Mappers of the zspage's objects, from map to unmap. Raised under the
- *	class lock, dropped without it, so readers never spin, even while
- *	zswap decompresses straight from the mapping. Page migration and
- *	compaction move objects only out of a zspage they see with no
- *	reader under the class lock: migration answers -EAGAIN (the core
- *	retries), compaction takes another source zspage.
- *  zsmod_map_area.lock (per-CPU local_lock)
- *	Held from map to unmap: guards the per-CPU copy buffer used for
- *	objects that span two pages that are not adjacent, and the record
- *	of the mapping in progress.
+ *  zsmod_map_area.obj (per-CPU pin, not a lock) and size_class->moving
+ *	A mapper publishes the location of the object it maps in its CPU's
+ *	map area, from map to unmap, and checks after a full barrier that
+ *	the handle still holds that location and that no mover has claimed
+ *	a zspage of the class; if either fails it waits on the class lock,
+ *	under which no move is under way. A mover (compaction, page
+ *	migration) claims a zspage in class->moving under the class lock,
+ *	and after a full barrier looks for pins in it: if there is one it
+ *	backs off, else it may move the zspage's objects until it releases
+ *	the claim. Of the two sides of this handshake at least one sees the
+ *	other, so the bytes of a mapped object never move, and mappers hold
+ *	no lock that others spin on, even while zswap decompresses from
+ *	the mapping.
  *
  * So one object per CPU may be mapped at a time, and the caller must not
  * sleep while it is mapped.
@@ -161,7 +168,13 @@ struct size_class {
 	unsigned int pages_per_zspage;
 	/* smallest zsmod_malloc() size served, for class info */
 	unsigned int min_user_size;
+	/* bytes before the caller's data in a slot: the handle, or 0 if huge */
+	unsigned int hdr_size;
+	/* an object at a larger offset in its page spans into the next */
+	unsigned int last_whole_off;
 	bool huge;
+	/* the zspage whose objects a mover may be moving: see "Locking" */
+	struct zspage *moving;
 } ____cacheline_aligned_in_smp;
 
 struct zspage {
@@ -174,7 +187,6 @@ struct zspage {
 	struct zpdesc *first_zpdesc;
 	struct list_head list;
 	struct zsmod_pool *pool;
-	atomic_t readers;	/* see "Locking" at the top of this file */
 };
 
 struct zsmod_counters {
@@ -189,6 +201,11 @@ struct zsmod_pool {
 	const char *name;
 	/* by class index; merged indexes point to the same class */
 	struct size_class *size_class[ZSMOD_NR_CLASSES];
+	/*
+	 * By the class index of an object location: only a class's own
+	 * index leads to it, every other to zsmod_no_class.
+	 */
+	struct size_class *obj_class[1 << OBJ_CLASS_BITS];
 	/* distinct classes, smallest first */
 	struct size_class *classes[ZSMOD_NR_CLASSES];
 	unsigned int nr_classes;
@@ -206,19 +223,31 @@ struct zsmod_pool {
 
 struct zsmod_map_area {
 	local_lock_t lock;
-	char *buf;		/* PAGE_SIZE bounce buffer for split objects */
-	void *kaddr;		/* kmap_local address of an in-place object */
-	/* the mapping in progress, so that unmap need not decode again */
-	unsigned long handle;
+	/* location of the mapped object, or 0: the pin (see "Locking") */
 	unsigned long obj;
+	/* the mapped handle; | ZSMOD_MAP_SPLIT if through @buf; or 0 */
+	unsigned long handle;
+	void *kaddr;		/* kmap_local address of an in-place object */
+	char *buf;		/* PAGE_SIZE bounce buffer for split objects */
+	/* for a split object only, so that unmap can copy it back */
 	struct size_class *class;
-	struct zspage *zsp;
 	enum zsmod_mapmode mm;
 };
+
+/* Handles are aligned: a low bit of the recorded one marks a split map. */
+#define ZSMOD_MAP_SPLIT		1UL
 
 static DEFINE_PER_CPU(struct zsmod_map_area, zsmod_map_area) = {
 	.lock = INIT_LOCAL_LOCK(lock),
 };
+
+/*
+ * Where an object location's class index that is not a class's own leads
+ * (see zsmod_pool.obj_class): permanently claimed, so that map's fast path
+ * sends such a location to map_object_slow(), which refuses it.
+ */
+static struct zspage zsmod_no_zspage;
+static struct size_class zsmod_no_class = { .moving = &zsmod_no_zspage };
 
 static struct kmem_cache *zsmod_handle_cache;
 static struct kmem_cache *zsmod_zspage_cache;
@@ -283,7 +312,8 @@ static unsigned long handle_obj(unsigned long handle)
 
 static void handle_set_obj(unsigned long handle, unsigned long obj)
 {
-	WRITE_ONCE(*(unsigned long *)handle, obj);
+	/* a mapper that reads the new location sees the bytes copied there */
+	smp_store_release((unsigned long *)handle, obj);
 }
 
 static unsigned int class_idx_for_size(size_t size)
@@ -895,6 +925,30 @@ static void handle_free(unsigned long handle)
 }
 
 /**
+ * handle_plausible() - could this be a handle of this pool?
+ * @pool: the pool
+ * @handle: the handle
+ *
+ * Cheap checks always; under CONFIG_DEBUG_VM also that the handle points
+ * to mapped kernel memory and names a valid page frame, so that the page
+ * can be looked at before obj_matches_handle() checks the rest.
+ *
+ * Return: false if @handle certainly is not one.
+ */
+static bool handle_plausible(struct zsmod_pool *pool, unsigned long handle)
+{
+	if (unlikely(!pool || !handle ||
+		     !IS_ALIGNED(handle, sizeof(unsigned long))))
+		return false;
+#ifdef CONFIG_DEBUG_VM
+	if (!virt_addr_valid((void *)handle) ||
+	    !pfn_valid(obj_pfn(handle_obj(handle))))
+		return false;
+#endif
+	return true;
+}
+
+/**
  * handle_class() - find the class of a handle's object
  * @pool: the pool
  * @handle: the handle
@@ -910,26 +964,17 @@ static struct size_class *handle_class(struct zsmod_pool *pool,
 	struct size_class *class;
 	unsigned long obj;
 
-	if (unlikely(!pool || !handle ||
-		     !IS_ALIGNED(handle, sizeof(unsigned long))))
+	if (unlikely(!handle_plausible(pool, handle)))
 		return NULL;
-#ifdef CONFIG_DEBUG_VM
-	if (!virt_addr_valid((void *)handle))
-		return NULL;
-#endif
 	obj = handle_obj(handle);
-	if (unlikely(obj_class_idx(obj) >= ZSMOD_NR_CLASSES))
-		return NULL;
-	class = pool->size_class[obj_class_idx(obj)];
-	if (unlikely(class->index != obj_class_idx(obj)))
-		return NULL;
-	return class;
+	class = pool->obj_class[obj_class_idx(obj)];
+	return class == &zsmod_no_class ? NULL : class;
 }
 
 /**
  * obj_matches_handle() - does @obj really hold @handle's object?
  * @pool: the pool
- * @class: the class, whose lock is held
+ * @class: the class, whose lock is held or whose object is pinned
  * @obj: the location read from @handle
  * @handle: the handle
  *
@@ -948,7 +993,6 @@ static bool obj_matches_handle(struct zsmod_pool *pool,
 	unsigned long word;
 	void *vaddr;
 
-	lockdep_assert_held(&class->lock);
 	if (!pfn_valid(obj_pfn(obj)) || obj_index(obj) >= class->objs_per_zspage)
 		return false;
 	zpdesc = obj_zpdesc(obj);
@@ -1138,17 +1182,158 @@ void zsmod_free(struct zsmod_pool *pool, unsigned long handle)
 }
 EXPORT_SYMBOL_GPL(zsmod_free);
 
+/* ---- mapping ---------------------------------------------------------- */
+
+/* End this CPU's pin. Context: the map area's local lock held. */
+static void unpin_object(void)
+{
+	/* our accesses to the object are done before a mover sees no pin */
+	smp_store_release(this_cpu_ptr(&zsmod_map_area.obj), 0);
+}
+
+/**
+ * zspage_pinned() - has some CPU mapped an object of a zspage?
+ * @zsp: the zspage
+ *
+ * Return: true if a CPU's pin names @zsp. Only a hint unless @zsp is
+ * claimed (see claim_zspage()).
+ */
+static bool zspage_pinned(struct zspage *zsp)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		unsigned long obj;
+
+		obj = READ_ONCE(per_cpu_ptr(&zsmod_map_area, cpu)->obj);
+		/* a stale pin's page may be anyone's: compare, never follow */
+		if (obj && zpdesc_zspage(obj_zpdesc(obj)) == zsp)
+			return true;
+	}
+	return false;
+}
+
+/**
+ * claim_zspage() - reserve a zspage's objects for moving
+ * @class: its class, whose lock is held
+ * @zsp: the zspage
+ *
+ * The mover's half of the handshake described under "Locking". Until
+ * release_claim(), mappers of @zsp's objects wait on the class lock.
+ *
+ * Return: true if claimed; false, with nothing claimed, if an object of
+ * @zsp is mapped.
+ */
+static bool claim_zspage(struct size_class *class, struct zspage *zsp)
+{
+	lockdep_assert_held(&class->lock);
+	/* a mapper that sees the claim sees all that came before it */
+	smp_store_release(&class->moving, zsp);
+	smp_mb();	/* pairs with zsmod_map_object()'s */
+	if (!zspage_pinned(zsp))
+		return true;
+	WRITE_ONCE(class->moving, NULL);
+	return false;
+}
+
+/* Let mappers in again. */
+static void release_claim(struct size_class *class)
+{
+	lockdep_assert_held(&class->lock);
+	/* a mapper that sees the claim gone sees the moved objects' bytes */
+	smp_store_release(&class->moving, NULL);
+}
+
+/**
+ * map_object_slow() - zsmod_map_object() for all that its fast path skips
+ * @pool: the pool
+ * @handle: the handle
+ * @mm: the mapping mode
+ *
+ * Called with the map area's local lock held and any pin, which it
+ * replaces. Checks the handle in full, pins its object under the class lock (no
+ * move is under way then), and maps an object that spans two pages that
+ * are not adjacent through the per-CPU buffer.
+ *
+ * Return: the object's address, or NULL (with the pin and the local lock
+ * dropped) for an invalid handle.
+ */
+static noinline void *map_object_slow(struct zsmod_pool *pool,
+				      unsigned long handle,
+				      enum zsmod_mapmode mm)
+{
+	struct zsmod_map_area *area = this_cpu_ptr(&zsmod_map_area);
+	struct size_class *class = handle_class(pool, handle);
+	struct zpdesc *zpdesc;
+	unsigned long obj, off;
+	void *addr;
+
+	if (WARN_ON_ONCE(!class))
+		goto invalid;
+	spin_lock(&class->lock);
+	obj = handle_obj(handle);
+	WRITE_ONCE(area->obj, obj);
+	spin_unlock(&class->lock);
+	if (WARN_ON_ONCE(!obj_matches_handle(pool, class, obj, handle)))
+		goto invalid;
+
+	zpdesc = obj_zpdesc(obj);
+	off = obj_page_offset(class, obj_index(obj));
+	if (off <= class->last_whole_off ||
+	    zpdesc_follows(zpdesc, zpdesc->next)) {
+		area->handle = handle;
+		area->kaddr = kmap_local_zpdesc(zpdesc);
+		addr = area->kaddr + off;
+	} else {
+		area->handle = handle | ZSMOD_MAP_SPLIT;
+		area->class = class;
+		area->mm = mm;
+		addr = area->buf;
+		if (mm != ZSMOD_MM_WO)
+			obj_copy_bytes(class, obj, 0, addr, class->size, false);
+	}
+	return addr + class->hdr_size;
+
+invalid:
+	unpin_object();
+	local_unlock(&zsmod_map_area.lock);
+	return NULL;
+}
+
+/*
+ * End the mapping of a split object: copy it back from the per-CPU buffer
+ * unless it was mapped read-only. Out of line: rare.
+ */
+static noinline void unmap_split_object(struct zsmod_map_area *area)
+{
+	struct size_class *class = area->class;
+
+	/* the handle header in the buffer may be stale: skip it */
+	if (area->mm != ZSMOD_MM_RO)
+		obj_copy_bytes(class, area->obj, ZSMOD_HANDLE_SIZE,
+			       area->buf + ZSMOD_HANDLE_SIZE,
+			       class->size - ZSMOD_HANDLE_SIZE, true);
+	area->handle = 0;
+	unpin_object();
+	local_unlock(&zsmod_map_area.lock);
+}
+
 /**
  * zsmod_map_object() - get a kernel address for an object's bytes
  * @pool: the pool
  * @handle: the object's handle
  * @mm: ZSMOD_MM_RO, ZSMOD_MM_WO or ZSMOD_MM_RW
  *
- * An object within one page is mapped in place; one that spans two pages
- * is copied into a per-CPU buffer (unless write-only) and copied back at
- * unmap (unless read-only). Until zsmod_unmap_object() the object counts
- * as read, so it cannot move; the caller must not sleep or map another
- * object meanwhile.
+ * An object within one page, or spanning two adjacent pages, is mapped in
+ * place; one that spans two other pages is copied into a per-CPU buffer
+ * (unless write-only) and copied back at unmap (unless read-only). Until
+ * zsmod_unmap_object() the object cannot move, and the caller must not
+ * sleep or map another object.
+ *
+ * The common case, an object mapped in place whose zspage no mover has
+ * claimed, takes no lock: it pins the object (the mapper's half of the
+ * handshake under "Locking") and checks that the handle still names it.
+ * Everything else goes to map_object_slow().
  *
  * Context: disables preemption until zsmod_unmap_object().
  * Return: the object's address, or NULL for an invalid handle.
@@ -1156,51 +1341,41 @@ EXPORT_SYMBOL_GPL(zsmod_free);
 void *zsmod_map_object(struct zsmod_pool *pool, unsigned long handle,
 		       enum zsmod_mapmode mm)
 {
-	struct zsmod_map_area *area;
 	struct size_class *class;
 	struct zpdesc *zpdesc;
-	struct zspage *zsp;
 	unsigned long obj, off;
-	void *addr;
-
-	class = handle_class(pool, handle);
-	if (WARN_ON_ONCE(!class))
-		return NULL;
-
-	spin_lock(&class->lock);
-	obj = handle_obj(handle);
-	if (WARN_ON_ONCE(!obj_matches_handle(pool, class, obj, handle))) {
-		spin_unlock(&class->lock);
-		return NULL;
-	}
-	zpdesc = obj_zpdesc(obj);
-	zsp = zpdesc_zspage(zpdesc);
-	/* Pins the object: moving it needs the class lock and no reader. */
-	atomic_inc(&zsp->readers);
-	spin_unlock(&class->lock);
+	void *kaddr;
 
 	local_lock(&zsmod_map_area.lock);
-	area = this_cpu_ptr(&zsmod_map_area);
-	area->mm = mm;
-	area->handle = handle;
-	area->obj = obj;
-	area->class = class;
-	area->zsp = zsp;
+	if (unlikely(!handle_plausible(pool, handle)))
+		return map_object_slow(pool, handle, mm);
+
+	/* what does not depend on the handshake, before its barrier */
+	obj = handle_obj(handle);
+	class = pool->obj_class[obj_class_idx(obj)];
+	zpdesc = obj_zpdesc(obj);
 	off = obj_page_offset(class, obj_index(obj));
-	if (off + class->size <= PAGE_SIZE ||
-	    zpdesc_follows(zpdesc, zpdesc->next)) {
-		/* within one page, or spanning two adjacent ones */
-		area->kaddr = kmap_local_zpdesc(zpdesc);
-		addr = area->kaddr + off;
-	} else {
-		area->kaddr = NULL;
-		addr = area->buf;
-		if (mm != ZSMOD_MM_WO)
-			obj_copy_bytes(class, obj, 0, addr, class->size, false);
-	}
-	if (!class->huge)
-		addr += ZSMOD_HANDLE_SIZE;
-	return addr;
+
+	this_cpu_write(zsmod_map_area.obj, obj);
+	smp_mb();	/* pairs with claim_zspage()'s */
+	/*
+	 * Any claim in the class, ours or not, sends us to wait on the class
+	 * lock: moves are rare, and zsmod_no_class is always claimed. The
+	 * claim before the handle (acquire): if it was already released,
+	 * the handle shows where the mover put the object.
+	 */
+	if (unlikely(smp_load_acquire(&class->moving) ||
+		     handle_obj(handle) != obj ||
+		     (off > class->last_whole_off &&
+		      !zpdesc_follows(zpdesc, zpdesc->next)) ||
+		     (IS_ENABLED(CONFIG_DEBUG_VM) &&
+		      !obj_matches_handle(pool, class, obj, handle))))
+		return map_object_slow(pool, handle, mm);
+
+	kaddr = kmap_local_pfn(obj_pfn(obj));
+	this_cpu_write(zsmod_map_area.handle, handle);
+	this_cpu_write(zsmod_map_area.kaddr, kaddr);
+	return kaddr + off + class->hdr_size;
 }
 EXPORT_SYMBOL_GPL(zsmod_map_object);
 
@@ -1215,30 +1390,19 @@ EXPORT_SYMBOL_GPL(zsmod_map_object);
  */
 void zsmod_unmap_object(struct zsmod_pool *pool, unsigned long handle)
 {
-	/* raw: with no mapping in progress we may be preemptible here */
-	struct zsmod_map_area *area = raw_cpu_ptr(&zsmod_map_area);
-	struct size_class *class = area->class;
-	struct zspage *zsp = area->zsp;
-
-	if (WARN_ON_ONCE(!handle || area->handle != handle || !class))
+	/* this_cpu_read: with no mapping in progress we may be preemptible */
+	if (unlikely(this_cpu_read(zsmod_map_area.handle) != handle ||
+		     !handle)) {
+		if (!WARN_ON_ONCE(!handle ||
+				  this_cpu_read(zsmod_map_area.handle) !=
+				  (handle | ZSMOD_MAP_SPLIT)))
+			unmap_split_object(this_cpu_ptr(&zsmod_map_area));
 		return;
-
-	if (area->kaddr) {
-		kunmap_local(area->kaddr);
-		area->kaddr = NULL;
-	} else if (area->mm != ZSMOD_MM_RO) {
-		/* the handle header in the buffer may be stale: skip it */
-		obj_copy_bytes(class, area->obj, ZSMOD_HANDLE_SIZE,
-			       area->buf + ZSMOD_HANDLE_SIZE,
-			       class->size - ZSMOD_HANDLE_SIZE, true);
 	}
-	area->handle = 0;
-	area->class = NULL;
-	area->zsp = NULL;
+	kunmap_local(this_cpu_ptr(&zsmod_map_area)->kaddr);
+	this_cpu_write(zsmod_map_area.handle, 0);
+	unpin_object();
 	local_unlock(&zsmod_map_area.lock);
-	/* release: our accesses are done before a mover sees no reader */
-	smp_mb__before_atomic();
-	atomic_dec(&zsp->readers);
 }
 EXPORT_SYMBOL_GPL(zsmod_unmap_object);
 
@@ -1261,19 +1425,7 @@ static unsigned long class_compactable_pages(struct size_class *class)
 	       class->pages_per_zspage;
 }
 
-/**
- * zspage_has_readers() - is an object of the zspage mapped?
- * @zsp: the zspage; its class lock is held, so no reader can come
- *
- * Return: true while some CPU has an object of it mapped.
- */
-static bool zspage_has_readers(struct zspage *zsp)
-{
-	/* acquire: pairs with the release before unmap's decrement */
-	return atomic_read_acquire(&zsp->readers);
-}
-
-/* Take the emptiest non-empty zspage without readers off its list. */
+/* Take the emptiest non-empty zspage off its list, claimed for moving. */
 static struct zspage *isolate_src_zspage(struct size_class *class)
 {
 	int fg;
@@ -1282,8 +1434,8 @@ static struct zspage *isolate_src_zspage(struct size_class *class)
 		struct zspage *zsp;
 
 		list_for_each_entry(zsp, &class->fullness_list[fg], list) {
-			/* a mapped object stays put; new readers need our lock */
-			if (zspage_has_readers(zsp))
+			/* a mapped object stays put: try the next one */
+			if (zspage_pinned(zsp) || !claim_zspage(class, zsp))
 				continue;
 			remove_zspage(class, zsp);
 			return zsp;
@@ -1380,6 +1532,7 @@ static unsigned long compact_class(struct zsmod_pool *pool,
 			break;
 
 		move_objects(pool, class, src, dst);
+		release_claim(class);
 
 		if (putback_zspage(class, src) == ZS_INUSE_RATIO_0) {
 			if (free_zspage(pool, class, src))
@@ -1588,7 +1741,7 @@ static int zsmod_page_migrate(struct page *newpage, struct page *page,
 	class = zspage_class(pool, zsp);
 
 	spin_lock(&class->lock);
-	if (zspage_has_readers(zsp)) {
+	if (!claim_zspage(class, zsp)) {
 		/* an object is mapped: let the migration core retry later */
 		spin_unlock(&class->lock);
 		return -EAGAIN;
@@ -1613,6 +1766,7 @@ static int zsmod_page_migrate(struct page *newpage, struct page *page,
 	kunmap_local(s_addr);
 
 	zspage_replace_page(class, zsp, newzpdesc, zpdesc);
+	release_claim(class);
 
 	spin_unlock(&class->lock);
 
@@ -2030,10 +2184,15 @@ static int zsmod_create_classes(struct zsmod_pool *pool)
 		class->pages_per_zspage = pages;
 		class->objs_per_zspage = objs;
 		class->huge = pages == 1 && objs == 1;
+		class->hdr_size = class->huge ? 0 : ZSMOD_HANDLE_SIZE;
+		class->last_whole_off = PAGE_SIZE - size;
 		pool->size_class[idx] = class;
 		prev = class;
 		n++;
 	}
+
+	for (idx = 0; idx < ARRAY_SIZE(pool->obj_class); idx++)
+		pool->obj_class[idx] = &zsmod_no_class;
 
 	/* distinct classes, smallest first; their user size ranges */
 	pool->nr_classes = 0;
@@ -2055,6 +2214,7 @@ static int zsmod_create_classes(struct zsmod_pool *pool)
 			pool->huge_class_size = class->min_user_size;
 		class->pos = pool->nr_classes;
 		pool->classes[pool->nr_classes++] = class;
+		pool->obj_class[idx] = class;
 	}
 	for (i = 0; i < pool->nr_classes; i++)
 		WARN_ON_ONCE(!pool->classes[i]);
