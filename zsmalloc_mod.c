@@ -140,6 +140,16 @@ static_assert(ZSMOD_CLASS_DELTA % ZSMOD_HANDLE_SIZE == 0);
 #define ZSMOD_BORROW_ZSPAGES	4
 #define ZSMOD_BORROW_BYTES	64
 
+/*
+ * A class that still has no zspage while the pool holds at least
+ * ZSMOD_RARE_POOL_PAGES pages is a rare size: a zspage opened for it
+ * (up to ZSMOD_MAX_PAGES_PER_ZSPAGE pages) would stay nearly empty. Its
+ * objects take a free slot up to ZSMOD_RARE_BORROW_BYTES larger instead,
+ * which wastes less than such a zspage as long as the class stays rare.
+ */
+#define ZSMOD_RARE_POOL_PAGES	1024
+#define ZSMOD_RARE_BORROW_BYTES	1024
+
 enum zsmod_fullness {
 	ZS_INUSE_RATIO_0,
 	ZS_INUSE_RATIO_10,
@@ -1048,24 +1058,28 @@ static bool malloc_in_class(struct size_class *class, unsigned long handle)
  * @handle: the new object's handle
  *
  * See ZSMOD_BORROW_ZSPAGES: only while @class is small, and only in an
- * existing zspage of a class at most ZSMOD_BORROW_BYTES larger.
+ * existing zspage of a class at most ZSMOD_BORROW_BYTES larger; or, for a
+ * rare size (see ZSMOD_RARE_POOL_PAGES), ZSMOD_RARE_BORROW_BYTES larger.
  *
  * Return: true if the object was placed.
  */
 static bool malloc_borrow_slot(struct zsmod_pool *pool,
 			       struct size_class *class, unsigned long handle)
 {
-	unsigned int pos;
-
+	unsigned int pos, reach = ZSMOD_BORROW_BYTES;
 	/* data_race: a stale count only changes where one object goes */
-	if (data_race(class->stat[CLASS_OBJS_ALLOCATED]) >=
-	    ZSMOD_BORROW_ZSPAGES * class->objs_per_zspage)
+	unsigned long allocated = data_race(class->stat[CLASS_OBJS_ALLOCATED]);
+
+	if (!allocated && atomic_long_read(&pool->pages_allocated) >=
+			  ZSMOD_RARE_POOL_PAGES)
+		reach = ZSMOD_RARE_BORROW_BYTES;
+	else if (allocated >= ZSMOD_BORROW_ZSPAGES * class->objs_per_zspage)
 		return false;
 
 	for (pos = class->pos + 1; pos < pool->nr_classes; pos++) {
 		struct size_class *larger = pool->classes[pos];
 
-		if (larger->size - class->size > ZSMOD_BORROW_BYTES)
+		if (larger->size - class->size > reach)
 			break;
 		/* data_race: only a hint, malloc_in_class() decides */
 		if (data_race(larger->stat[CLASS_OBJS_ALLOCATED] ==

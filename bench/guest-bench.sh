@@ -69,8 +69,17 @@ while [ $r -le "$rounds" ]; do
 		got=$(cat /sys/module/zswap/parameters/zpool)
 		sync
 		echo 3 >/proc/sys/vm/drop_caches
-		line=$($bin --cg $cg --mib "$mib" --corpus $corpus --tag "backend=$b round=$r pos=$pos")
+		# in the last round, our classes table at the peak of the run
+		peak=''
+		if [ "$b" = zsmalloc_mod ] && [ "$r" = "$rounds" ]; then
+			d=$(ls -dt /sys/kernel/debug/zsmalloc_mod/*/ 2>/dev/null | head -n 1)
+			[ -n "$d" ] && peak="--peak-copy ${d}classes /tmp/peak-classes"
+		fi
+		# shellcheck disable=SC2086
+		line=$($bin --cg $cg --mib "$mib" --corpus $corpus --tag "backend=$b round=$r pos=$pos" $peak)
 		rc=$?
+		[ -n "$peak" ] && [ -r /tmp/peak-classes ] &&
+			sed 's/^/# peak-classes /' /tmp/peak-classes
 		[ "$got" = "$b" ] || rc=9
 		echo "# $line zpool=$got"
 		result $rc "e2e $b round $r"

@@ -8,7 +8,8 @@
  *	zswap debugfs counters while the data is still held, fault every page
  *	back in, verify every page against a per-page hash taken at fill time.
  *	Prints one line "e2e TEXT key=value ..." on stdout; exit 0 only if
- *	every page came back intact.
+ *	every page came back intact. With --peak-copy SRC DST, also copies
+ *	file SRC (say a pool's debugfs classes table) to DST at that moment.
  *
  *   zsmod_swap --dump FILE --mib N --corpus PATH[,PATH...]
  *	Write the first N MiB of the same content stream to FILE (the input
@@ -246,8 +247,29 @@ static int dump(const char *out, unsigned long npages)
 	return 0;
 }
 
+/* Copy @src to @dst; a debugfs file has no size, so read to the end. */
+static void copy_file(const char *src, const char *dst)
+{
+	char chunk[4096];
+	int in, out;
+	ssize_t n;
+
+	in = open(src, O_RDONLY);
+	if (in < 0)
+		return;
+	out = open(dst, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (out >= 0) {
+		while ((n = read(in, chunk, sizeof(chunk))) > 0)
+			if (write(out, chunk, n) != n)
+				break;
+		close(out);
+	}
+	close(in);
+}
+
 int main(int argc, char **argv)
 {
+	const char *peak_src = NULL, *peak_dst = NULL;
 	const char *cg = NULL, *out = NULL, *tag = "-";
 	char *corpus = NULL, path[512], pid[32];
 	unsigned long mib = 32, npages, i, bad = 0;
@@ -269,6 +291,10 @@ int main(int argc, char **argv)
 			tag = argv[a + 1];
 		else if (!strcmp(argv[a], "--dump"))
 			out = argv[a + 1];
+		else if (!strcmp(argv[a], "--peak-copy") && a + 2 < argc) {
+			peak_src = argv[a + 1];
+			peak_dst = argv[++a + 1];
+		}
 		else
 			break;
 	}
@@ -317,6 +343,8 @@ int main(int argc, char **argv)
 	snprintf(path, sizeof(path), "%s/memory.stat", cg);
 	zswapped = stat_field(path, "zswapped");
 	zswap_b = stat_field(path, "zswap");
+	if (peak_src)
+		copy_file(peak_src, peak_dst);
 
 	/* Swap-in: fault every page back, in order. */
 	t2 = now_ns();

@@ -1102,6 +1102,55 @@ static void test_free_reuse(struct kunit *test)
 	free_destroy_check(tp);
 }
 
+/*
+ * Slot borrowing for rare sizes (ZSMOD_RARE_* in zsmalloc_mod.c): once the
+ * pool holds RARE_POOL_PAGES pages, an object whose class has no zspage yet
+ * takes a free slot of a class up to RARE_BORROW_BYTES larger instead of
+ * opening a zspage; in a smaller pool it opens its own zspage.
+ */
+#define RARE_POOL_PAGES		1024
+#define RARE_BORROW_BYTES	1024
+static void test_rare_class_borrow(struct kunit *test)
+{
+	struct tpool *tp = tpool_create(test, 4096);
+	const size_t big_len = 2000, rare_len = 1200;
+	const struct tclass *big, *rare, *got;
+	struct zsmod_class_info info;
+	unsigned long pages;
+	int idx;
+
+	/* small pool: the rare size opens its own zspage */
+	alloc_find_class(tp, big_len, MOVABLE_GFP, &big);
+	KUNIT_ASSERT_GT(test, big->opz, 1U);
+	idx = alloc_find_class(tp, rare_len, MOVABLE_GFP, &rare);
+	KUNIT_ASSERT_LT(test, rare->size, big->size);
+	KUNIT_ASSERT_GT(test, big->size - rare->size, 64U);
+	KUNIT_ASSERT_LE(test, big->size - rare->size, (unsigned int)RARE_BORROW_BYTES);
+	KUNIT_EXPECT_EQ(test, tpool_check(tp, idx), -1L);
+	tpool_free(tp, idx);
+	KUNIT_ASSERT_EQ(test, 0, zsmod_class_info(tp->pool, rare->arg, &info));
+	KUNIT_ASSERT_EQ(test, info.zspages, 0UL);
+
+	/* grow the pool, then leave a free slot in the big class */
+	while (zsmod_get_total_pages(tp->pool) < RARE_POOL_PAGES)
+		KUNIT_ASSERT_GE(test, tpool_alloc(tp, big_len, MOVABLE_GFP), 0);
+	do {
+		KUNIT_ASSERT_GE(test, tpool_alloc(tp, big_len, MOVABLE_GFP), 0);
+		KUNIT_ASSERT_EQ(test, 0, zsmod_class_info(tp->pool, big->arg, &info));
+	} while (info.objs_allocated == info.objs_used);
+
+	pages = zsmod_get_total_pages(tp->pool);
+	idx = alloc_find_class(tp, rare_len, MOVABLE_GFP, &got);
+	KUNIT_EXPECT_PTR_EQ_MSG(test, got, big, "rare size not placed in a free slot of class %u",
+				big->size);
+	KUNIT_EXPECT_EQ(test, zsmod_get_total_pages(tp->pool), pages);
+	KUNIT_ASSERT_EQ(test, 0, zsmod_class_info(tp->pool, rare->arg, &info));
+	KUNIT_EXPECT_EQ(test, info.zspages, 0UL);
+	KUNIT_EXPECT_EQ(test, tpool_check_all(tp), 0U);
+	expect_consistent(tp);
+	free_destroy_check(tp);
+}
+
 /* Size 0 and sizes above the maximum: -EINVAL, nothing allocated. */
 static void test_invalid_sizes(struct kunit *test)
 {
@@ -1337,6 +1386,7 @@ static struct kunit_case alloc_cases[] = {
 	KUNIT_CASE(test_span_rw),
 	KUNIT_CASE(test_handle_uniqueness),
 	KUNIT_CASE(test_free_reuse),
+	KUNIT_CASE(test_rare_class_borrow),
 	KUNIT_CASE(test_invalid_sizes),
 	KUNIT_CASE(test_stats_many_classes),
 	KUNIT_CASE(test_alloc_enomem),
