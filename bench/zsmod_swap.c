@@ -281,6 +281,12 @@ int main(int argc, char **argv)
 	size_t k;
 
 	for (a = 1; a + 1 < argc; a += 2) {
+		if (!strcmp(argv[a], "--peak-copy") && a + 2 < argc) {
+			peak_src = argv[a + 1];
+			peak_dst = argv[a + 2];
+			a++;
+			continue;
+		}
 		if (!strcmp(argv[a], "--cg"))
 			cg = argv[a + 1];
 		else if (!strcmp(argv[a], "--mib"))
@@ -291,16 +297,12 @@ int main(int argc, char **argv)
 			tag = argv[a + 1];
 		else if (!strcmp(argv[a], "--dump"))
 			out = argv[a + 1];
-		else if (!strcmp(argv[a], "--peak-copy") && a + 2 < argc) {
-			peak_src = argv[a + 1];
-			peak_dst = argv[++a + 1];
-		}
 		else
 			break;
 	}
 	if (a != argc || !corpus || !mib || (!cg == !out)) {
 		fprintf(stderr,
-			"usage: zsmod_swap (--cg DIR | --dump FILE) --mib N --corpus PATHS [--tag T]\n");
+			"usage: zsmod_swap (--cg DIR | --dump FILE) --mib N --corpus PATHS [--tag T] [--peak-copy SRC DST]\n");
 		return 2;
 	}
 	corpus_init(corpus);
