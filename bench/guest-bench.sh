@@ -5,7 +5,10 @@
 # (plus one warm-up round 0), zsb_mib=M working set, zsb_micro=0 skips the
 # micro-benchmark module, zsb_micro_args="k=v+k=v" its module parameters,
 # zsb_frag=1 runs it a second time with fragment=1, zsb_e2e=0 skips the
-# end-to-end rounds, zsb_swap=disk swaps to the virtio disk.
+# end-to-end rounds, zsb_swap=disk swaps to the virtio disk, zsb_prof=1 adds
+# one profiled end-to-end run per backend after the rounds (zsmod_prof.ko,
+# sampling swap-out and swap-in only; "# prof BACKEND out|in COUNT FUNCTION"
+# lines; not part of any timing).
 # Every result goes to the TAP stream (the second serial port): "# e2e ..."
 # and "# micro ..." comment lines, one "ok"/"not ok" per step.
 rounds=${zsb_rounds:-5}
@@ -17,7 +20,9 @@ corpus=/root/corpus,/bin/busybox
 bin=/root/bench/zsmod_swap
 cg=/sys/fs/cgroup/zsb
 
+prof=${zsb_prof:-0}
 plan=$(( (rounds + 1) * 3 + 2 ))
+[ "$prof" = 1 ] && plan=$((plan + 3))
 [ "$micro" = 1 ] && plan=$((plan + 1))
 [ "$micro" = 1 ] && [ "${zsb_frag:-0}" = 1 ] && plan=$((plan + 1))
 echo "TAP version 13"
@@ -86,6 +91,24 @@ while [ $r -le "$rounds" ]; do
 	done
 	r=$((r + 1))
 done
+
+# --- profiled runs: where each backend's end-to-end run spends its time
+if [ "$prof" = 1 ]; then
+	modprobe zsmod_prof
+	for b in $backends; do
+		echo "$b" >/sys/module/zswap/parameters/zpool
+		sync
+		echo 3 >/proc/sys/vm/drop_caches
+		line=$($bin --cg $cg --mib "$mib" --corpus $corpus --tag "backend=$b profiled" \
+			--prof /sys/kernel/debug/zsmod_prof)
+		rc=$?
+		echo "# prof-e2e $line"
+		sed "s/^/# prof $b out /" /tmp/prof-out
+		sed "s/^/# prof $b in /" /tmp/prof-in
+		result $rc "profiled e2e $b"
+	done
+	rmmod zsmod_prof
+fi
 echo zsmalloc >/sys/module/zswap/parameters/zpool
 
 # --- micro-benchmark module, fed with the same content stream

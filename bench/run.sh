@@ -21,6 +21,10 @@
 # usage: bench/run.sh [--rounds N] [--mib M] [--micro-mib M] [--micro-reps N]
 #                     [--swap ram|disk] [--no-micro] [--mttcg] [--frag] [--rev REV]
 #                     [--out DIR]
+#   --profile  after the rounds, one more end-to-end run per backend with the
+#              sampling profiler bench/zsmod_prof.c on; its per-function
+#              counts go to profile.txt and profile.md (bench/profile.py)
+#              in the results folder
 #   --frag     run the micro module a second time with fragment=1 (free
 #              memory cut into order-0 pieces first; see zsmod_bench.c)
 #   --rev REV  build the allocator (zsmalloc_mod.[ch], zpdesc.h, Kbuild) from
@@ -31,7 +35,7 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 
-rounds=7 mib=64 micro_mib=32 micro_reps=9 swap=ram micro=1 mttcg=0 frag=0 rev=
+rounds=7 mib=64 micro_mib=32 micro_reps=9 swap=ram micro=1 mttcg=0 frag=0 prof=0 rev=
 results=$top/bench/results
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -43,6 +47,7 @@ while [ $# -gt 0 ]; do
 	--no-micro) micro=0 ;;
 	--mttcg) mttcg=1 ;;
 	--frag) frag=1 ;;
+	--profile) prof=1 ;;
 	--rev) rev=$2; shift ;;
 	--out) results=$2; shift ;;
 	*) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 2 ;;
@@ -102,9 +107,10 @@ tap=$work/guest.tap
 args=(--kernel "$kernel" --init-script bench/guest-bench.sh --icount
 	--mem 1G --smp 2 --timeout 1800 --modprobe brd
 	--ko "$bdir/zsmalloc_mod.ko" --ko "$bdir/bench/zsmod_bench.ko"
+	--ko "$bdir/bench/zsmod_prof.ko"
 	--files "$work/zsmod_swap:/root/bench/zsmod_swap"
 	--files "$corpus:/root/corpus" --log "$log"
-	--append "zsb_rounds=$rounds zsb_mib=$mib zsb_swap=$swap zsb_micro=$micro zsb_frag=$frag"
+	--append "zsb_rounds=$rounds zsb_mib=$mib zsb_swap=$swap zsb_micro=$micro zsb_frag=$frag zsb_prof=$prof"
 	--append "zsb_micro_mib=$micro_mib zsb_micro_args=reps=$micro_reps")
 [ "$swap" = disk ] && args+=(--modprobe virtio_blk --disk 1G)
 t_guest=$SECONDS
@@ -140,11 +146,16 @@ fi
 	echo "kernel=$abi"
 	echo "qemu=$(qemu-system-x86_64 --version | head -1)"
 	echo "host=$(nproc) CPUs, $(uname -r)"
-	echo "command=bench/run.sh --rounds $rounds --mib $mib --micro-mib $micro_mib --micro-reps $micro_reps --swap $swap$([ $micro = 1 ] || echo ' --no-micro')$([ $mttcg = 1 ] && echo ' --mttcg')$([ $frag = 1 ] && echo ' --frag')${rev:+ --rev $rev}"
+	echo "command=bench/run.sh --rounds $rounds --mib $mib --micro-mib $micro_mib --micro-reps $micro_reps --swap $swap$([ $micro = 1 ] || echo ' --no-micro')$([ $mttcg = 1 ] && echo ' --mttcg')$([ $frag = 1 ] && echo ' --frag')$([ $prof = 1 ] && echo ' --profile')${rev:+ --rev $rev}"
 	echo "guest_wall_s=$guest_s"
 	echo "total_wall_s=$((SECONDS - t_start))"
 } >"$work/meta.txt"
 tr -d '\r' <"$tap" | grep -E '^# (e2e |micro |micro-frag |param |swap:|mem:|end )' >"$results/raw.txt" || true
+if [ "$prof" = 1 ]; then
+	tr -d '\r' <"$tap" | sed -n 's/^# prof //p' >"$results/profile.txt"
+	python3 bench/profile.py --in "$results/profile.txt" --out "$results/profile.md" \
+		--what "$src at $(git rev-parse --short HEAD), $(date -u +%Y-%m-%d)"
+fi
 python3 bench/report.py --raw "$results/raw.txt" --meta "$work/meta.txt" --out "$results" \
 	${mt_raw:+--raw-mttcg "$mt_raw"}
 rm -rf "$bdir"

@@ -10,6 +10,9 @@
  *	Prints one line "e2e TEXT key=value ..." on stdout; exit 0 only if
  *	every page came back intact. With --peak-copy SRC DST, also copies
  *	file SRC (say a pool's debugfs classes table) to DST at that moment.
+ *	With --prof DIR (the debugfs directory of bench/zsmod_prof.ko), runs
+ *	that profiler during swap-out and during swap-in only, and copies its
+ *	reports to /tmp/prof-out and /tmp/prof-in.
  *
  *   zsmod_swap --dump FILE --mib N --corpus PATH[,PATH...]
  *	Write the first N MiB of the same content stream to FILE (the input
@@ -267,9 +270,27 @@ static void copy_file(const char *src, const char *dst)
 	close(in);
 }
 
+/*
+ * Profiler control (--prof DIR): with @report NULL start a phase, else end
+ * it and keep its report in @report.
+ */
+static void prof_phase(const char *dir, const char *report)
+{
+	char path[512];
+
+	if (!dir)
+		return;
+	snprintf(path, sizeof(path), "%s/enable", dir);
+	write_str(path, report ? "0" : "1");
+	if (report) {
+		snprintf(path, sizeof(path), "%s/report", dir);
+		copy_file(path, report);
+	}
+}
+
 int main(int argc, char **argv)
 {
-	const char *peak_src = NULL, *peak_dst = NULL;
+	const char *peak_src = NULL, *peak_dst = NULL, *prof = NULL;
 	const char *cg = NULL, *out = NULL, *tag = "-";
 	char *corpus = NULL, path[512], pid[32];
 	unsigned long mib = 32, npages, i, bad = 0;
@@ -287,7 +308,9 @@ int main(int argc, char **argv)
 			a++;
 			continue;
 		}
-		if (!strcmp(argv[a], "--cg"))
+		if (!strcmp(argv[a], "--prof"))
+			prof = argv[a + 1];
+		else if (!strcmp(argv[a], "--cg"))
 			cg = argv[a + 1];
 		else if (!strcmp(argv[a], "--mib"))
 			mib = strtoul(argv[a + 1], NULL, 0);
@@ -334,9 +357,11 @@ int main(int argc, char **argv)
 	/* Swap-out: ask the memcg to reclaim the whole working set. */
 	snprintf(path, sizeof(path), "%s/memory.reclaim", cg);
 	snprintf(pid, sizeof(pid), "%lu\n", npages * PG);
+	prof_phase(prof, NULL);
 	t0 = now_ns();
 	reclaim_rc = write_str(path, pid);
 	t1 = now_ns();
+	prof_phase(prof, "/tmp/prof-out");
 
 	/* Density, read while we still hold the data. */
 	zsw_read(z1);
@@ -349,10 +374,12 @@ int main(int argc, char **argv)
 		copy_file(peak_src, peak_dst);
 
 	/* Swap-in: fault every page back, in order. */
+	prof_phase(prof, NULL);
 	t2 = now_ns();
 	for (i = 0; i < npages; i++)
 		touch += (unsigned char)buf[i * PG];
 	t3 = now_ns();
+	prof_phase(prof, "/tmp/prof-in");
 	for (i = 0; i < npages; i++) {
 		if (page_hash(buf + i * PG) != hash[i])
 			bad++;
