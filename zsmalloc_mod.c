@@ -169,6 +169,8 @@ enum zsmod_class_stat {
 struct size_class {
 	spinlock_t lock;	/* see "Locking" at the top of this file */
 	struct list_head fullness_list[NR_FULLNESS_GROUPS];
+	/* bit g set: fullness_list[g] is not empty, for groups 10% to 99% */
+	unsigned int groups_with_room;
 	unsigned long stat[NR_CLASS_STATS];
 	unsigned int size;
 	unsigned int index;
@@ -408,24 +410,29 @@ static int fullness_group(struct size_class *class, struct zspage *zsp)
 	return 100 * inuse / class->objs_per_zspage / 10 + 1;
 }
 
-static void insert_zspage(struct size_class *class, struct zspage *zsp,
-			  int fullness)
+static __always_inline void insert_zspage(struct size_class *class,
+					  struct zspage *zsp, int fullness)
 {
 	lockdep_assert_held(&class->lock);
 	class->stat[fullness]++;
 	list_add(&zsp->list, &class->fullness_list[fullness]);
 	zsp->fullness = fullness;
+	if (fullness >= ZS_INUSE_RATIO_10 && fullness <= ZS_INUSE_RATIO_99)
+		class->groups_with_room |= BIT(fullness);
 }
 
-static void remove_zspage(struct size_class *class, struct zspage *zsp)
+static __always_inline void remove_zspage(struct size_class *class,
+					  struct zspage *zsp)
 {
 	lockdep_assert_held(&class->lock);
 	list_del_init(&zsp->list);
-	class->stat[zsp->fullness]--;
+	if (!--class->stat[zsp->fullness])
+		class->groups_with_room &= ~BIT(zsp->fullness);
 }
 
 /* Move @zspage to the list its fullness calls for; return the group. */
-static int fix_fullness(struct size_class *class, struct zspage *zsp)
+static __always_inline int fix_fullness(struct size_class *class,
+					struct zspage *zsp)
 {
 	int fullness = fullness_group(class, zsp);
 
@@ -439,17 +446,14 @@ static int fix_fullness(struct size_class *class, struct zspage *zsp)
 /* The fullest zspage that still has room, or NULL. */
 static struct zspage *find_zspage_with_room(struct size_class *class)
 {
-	int fg;
+	unsigned int groups = class->groups_with_room;
 
-	for (fg = ZS_INUSE_RATIO_99; fg >= ZS_INUSE_RATIO_10; fg--) {
-		struct zspage *zsp;
-
-		zsp = list_first_entry_or_null(&class->fullness_list[fg],
-					       struct zspage, list);
-		if (zsp)
-			return zsp;
-	}
-	return NULL;
+	lockdep_assert_held(&class->lock);
+	/* the fullest group first: one bit test instead of a list walk */
+	if (!groups)
+		return NULL;
+	return list_first_entry(&class->fullness_list[__fls(groups)],
+				struct zspage, list);
 }
 
 /**
@@ -512,7 +516,8 @@ static unsigned long obj_malloc(struct size_class *class,
  * @class: the class, whose lock is held
  * @obj: the encoded location of the object
  */
-static void obj_free(struct size_class *class, unsigned long obj)
+static __always_inline void obj_free(struct size_class *class,
+				     unsigned long obj)
 {
 	struct zpdesc *zpdesc = obj_zpdesc(obj);
 	struct zspage *zsp = zpdesc_zspage(zpdesc);

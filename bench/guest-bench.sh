@@ -94,7 +94,7 @@ done
 
 # --- profiled runs: where each backend's end-to-end run spends its time
 if [ "$prof" = 1 ]; then
-	modprobe zsmod_prof
+	modprobe zsmod_prof detail="${zsb_prof_detail:-}"
 	for b in $backends; do
 		echo "$b" >/sys/module/zswap/parameters/zpool
 		sync

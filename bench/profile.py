@@ -43,6 +43,8 @@ def main():
         if len(parts) < 4:
             continue
         b, ph = parts[0], parts[1]
+        if parts[3].startswith("@"):
+            continue
         if parts[2].isdigit() and parts[3] != "samples":
             name = " ".join(parts[3:])
             if not name.startswith(IDLE):

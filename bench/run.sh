@@ -19,12 +19,14 @@
 #   5. bench/report.py: CSV, results.md and gnuplot PNGs in bench/results/
 #
 # usage: bench/run.sh [--rounds N] [--mib M] [--micro-mib M] [--micro-reps N]
-#                     [--swap ram|disk] [--no-micro] [--mttcg] [--frag] [--rev REV]
+#                     [--swap ram|disk] [--no-micro] [--mttcg] [--frag] [--profile]
+#                     [--profile-detail S] [--rev REV]
 #                     [--out DIR]
 #   --profile  after the rounds, one more end-to-end run per backend with the
 #              sampling profiler bench/zsmod_prof.c on; its per-function
 #              counts go to profile.txt and profile.md (bench/profile.py)
-#              in the results folder
+#              in the results folder. --profile-detail S: the same, and
+#              per address in functions whose symbol contains S
 #   --frag     run the micro module a second time with fragment=1 (free
 #              memory cut into order-0 pieces first; see zsmod_bench.c)
 #   --rev REV  build the allocator (zsmalloc_mod.[ch], zpdesc.h, Kbuild) from
@@ -35,7 +37,7 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 
-rounds=7 mib=64 micro_mib=32 micro_reps=9 swap=ram micro=1 mttcg=0 frag=0 prof=0 rev=
+rounds=7 mib=64 micro_mib=32 micro_reps=9 swap=ram micro=1 mttcg=0 frag=0 prof=0 prof_detail= rev=
 results=$top/bench/results
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -48,6 +50,7 @@ while [ $# -gt 0 ]; do
 	--mttcg) mttcg=1 ;;
 	--frag) frag=1 ;;
 	--profile) prof=1 ;;
+	--profile-detail) prof=1; prof_detail=$2; shift ;;
 	--rev) rev=$2; shift ;;
 	--out) results=$2; shift ;;
 	*) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 2 ;;
@@ -110,7 +113,7 @@ args=(--kernel "$kernel" --init-script bench/guest-bench.sh --icount
 	--ko "$bdir/bench/zsmod_prof.ko"
 	--files "$work/zsmod_swap:/root/bench/zsmod_swap"
 	--files "$corpus:/root/corpus" --log "$log"
-	--append "zsb_rounds=$rounds zsb_mib=$mib zsb_swap=$swap zsb_micro=$micro zsb_frag=$frag zsb_prof=$prof"
+	--append "zsb_rounds=$rounds zsb_mib=$mib zsb_swap=$swap zsb_micro=$micro zsb_frag=$frag zsb_prof=$prof${prof_detail:+ zsb_prof_detail=$prof_detail}"
 	--append "zsb_micro_mib=$micro_mib zsb_micro_args=reps=$micro_reps")
 [ "$swap" = disk ] && args+=(--modprobe virtio_blk --disk 1G)
 t_guest=$SECONDS

@@ -11,7 +11,9 @@
  *   echo 1 > /sys/kernel/debug/zsmod_prof/enable   start (clears samples)
  *   echo 0 > /sys/kernel/debug/zsmod_prof/enable   stop
  *   cat /sys/kernel/debug/zsmod_prof/report        "COUNT FUNCTION" lines,
- *                                                  largest first
+ *                                                  largest first; with the
+ *                                                  detail parameter, then
+ *                                                  "COUNT @FUNCTION+OFFSET"
  *
  * A sample outside the kernel counts as "[user]"; one that finds no
  * interrupted context (the timer fired in idle, say) as "[none]".
@@ -36,6 +38,9 @@
 static unsigned int period_ns = 5000;
 module_param(period_ns, uint, 0444);
 MODULE_PARM_DESC(period_ns, "sampling period in (guest) nanoseconds");
+static char *detail;
+module_param(detail, charp, 0444);
+MODULE_PARM_DESC(detail, "also report per address in functions whose name contains this (say \"[zsmalloc_mod]\")");
 static unsigned int max_samples = 1U << 22;
 module_param(max_samples, uint, 0444);
 MODULE_PARM_DESC(max_samples, "samples kept; later ones are counted as lost");
@@ -178,6 +183,18 @@ static int report_show(struct seq_file *s, void *v)
 		   max(0, atomic_read(&nr_samples) - (int)n), period_ns);
 	for (i = 0; i < nent; i++)
 		seq_printf(s, "%lu %s\n", ent[i].count, ent[i].name);
+	for (i = 0; detail && *detail && i < n; i++) {
+		unsigned int j = i;
+
+		if (samples[i] <= IP_NONE)
+			continue;
+		while (j + 1 < n && samples[j + 1] == samples[i])
+			j++;
+		sprint_symbol(name, samples[i]);
+		if (strstr(name, detail))
+			seq_printf(s, "%u @%s\n", j - i + 1, name);
+		i = j;
+	}
 	kvfree(ent);
 	mutex_unlock(&prof_lock);
 	return 0;
