@@ -379,6 +379,38 @@ static inline void zpdesc_set_movable(struct zpdesc *zpdesc,
 }
 
 /**
+ * DEFINE_ZPDESC_MOVABLE_OPS() - movable_operations whose callbacks take zpdescs
+ * @name: the struct movable_operations to define (static const)
+ * @isolate: bool isolate(struct zpdesc *zpdesc, isolate_mode_t mode)
+ * @migrate: int migrate(struct zpdesc *dst, struct zpdesc *src,
+ *	     enum migrate_mode mode)
+ * @putback: void putback(struct zpdesc *zpdesc)
+ *
+ * The migration core calls movable operations with struct page; these
+ * adapters turn the pages into zpdescs, so that the allocator never sees
+ * a struct page.
+ */
+#define DEFINE_ZPDESC_MOVABLE_OPS(name, isolate, migrate, putback)	\
+static bool name##_isolate_page(struct page *page, isolate_mode_t mode)	\
+{									\
+	return isolate(page_zpdesc(page), mode);			\
+}									\
+static int name##_migrate_page(struct page *dst, struct page *src,	\
+			       enum migrate_mode mode)			\
+{									\
+	return migrate(page_zpdesc(dst), page_zpdesc(src), mode);	\
+}									\
+static void name##_putback_page(struct page *page)			\
+{									\
+	putback(page_zpdesc(page));					\
+}									\
+static const struct movable_operations name = {				\
+	.isolate_page = name##_isolate_page,				\
+	.migrate_page = name##_migrate_page,				\
+	.putback_page = name##_putback_page,				\
+}
+
+/**
  * zpdesc_is_isolated() - is the page isolated for migration?
  * @zpdesc: the zpdesc
  *

@@ -50,8 +50,8 @@
  * whose pages cannot all be try-locked is freed later by a worker that
  * takes the page locks without holding the class lock.
  *
- * Only zpdesc.h knows that a zpdesc overlays struct page; this file goes
- * through zpdesc only.
+ * Only zpdesc.h knows that a zpdesc overlays the kernel's page descriptor;
+ * this file goes through zpdesc only.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -173,7 +173,7 @@ struct size_class {
 	unsigned int groups_with_room;
 	unsigned long stat[NR_CLASS_STATS];
 	unsigned int size;
-	unsigned int index;
+	unsigned int class_idx;	/* the index its objects' locations hold */
 	/* position in pool->classes[], for finding the next larger class */
 	unsigned int pos;
 	unsigned int objs_per_zspage;
@@ -508,7 +508,7 @@ static unsigned long obj_malloc(struct size_class *class,
 
 	zsp->inuse++;
 	class->stat[CLASS_OBJS_INUSE]++;
-	return obj_encode(zpdesc, idx, class->index);
+	return obj_encode(zpdesc, idx, class->class_idx);
 }
 
 /**
@@ -736,7 +736,7 @@ static struct zspage *alloc_zspage(struct zsmod_pool *pool,
 		zpdesc_inc_zone_page_state(zpdescs[i]);
 
 	zsp->magic = ZSPAGE_MAGIC;
-	zsp->class_idx = class->index;
+	zsp->class_idx = class->class_idx;
 	zsp->huge = class->huge;
 	zsp->pool = pool;
 	INIT_LIST_HEAD(&zsp->list);
@@ -1016,7 +1016,7 @@ static bool obj_matches_handle(struct zsmod_pool *pool,
 	zsp = zpdesc_zspage(zpdesc);
 	if (!zsp || !virt_addr_valid(zsp) ||
 	    zsp->magic != ZSPAGE_MAGIC || zsp->pool != pool ||
-	    zsp->class_idx != class->index)
+	    zsp->class_idx != class->class_idx)
 		return false;
 	if (zsp->huge) {
 		word = zsp->first_zpdesc->handle;
@@ -1511,7 +1511,7 @@ static void move_objects(struct zsmod_pool *pool, struct size_class *class,
 				continue;
 			if (dst->freeobj == ZSMOD_NO_FREE_OBJ)
 				break;
-			old_obj = obj_encode(zpdesc, idx, class->index);
+			old_obj = obj_encode(zpdesc, idx, class->class_idx);
 			new_obj = obj_malloc(class, dst, handle);
 			obj_copy(class, new_obj, old_obj);
 			handle_set_obj(handle, new_obj);
@@ -1686,16 +1686,16 @@ static unsigned long zsmod_shrinker_scan(struct shrinker *shrinker,
 
 #ifdef CONFIG_COMPACTION
 /**
- * zsmod_page_isolate() - movable op: the core isolates one of our pages
- * @page: the page, locked
+ * zsmod_zpdesc_isolate() - movable op: the core isolates one of our pages
+ * @zpdesc: the page, locked
  * @mode: isolation mode (unused)
  *
  * Return: true; the page lock keeps its zspage alive until migration.
  */
-static bool zsmod_page_isolate(struct page *page, isolate_mode_t mode)
+static bool zsmod_zpdesc_isolate(struct zpdesc *zpdesc, isolate_mode_t mode)
 {
 	/* The page is locked, so its zspage cannot be freed under us. */
-	VM_WARN_ON_ONCE(zpdesc_is_isolated(page_zpdesc(page)));
+	VM_WARN_ON_ONCE(zpdesc_is_isolated(zpdesc));
 	return true;
 }
 
@@ -1729,9 +1729,9 @@ static void zspage_replace_page(struct size_class *class,
 }
 
 /**
- * zsmod_page_migrate() - movable op: move a page's contents to a new page
- * @newpage: the destination, locked by the migration core
- * @page: our isolated page, locked by the migration core
+ * zsmod_zpdesc_migrate() - movable op: move a page's contents to a new page
+ * @newzpdesc: the destination, locked by the migration core
+ * @zpdesc: our isolated page, locked by the migration core
  * @mode: migration mode (we never sleep, so any mode works)
  *
  * Under the class lock, and only while no object of the zspage is mapped,
@@ -1741,11 +1741,9 @@ static void zspage_replace_page(struct size_class *class,
  *
  * Return: MIGRATEPAGE_SUCCESS, or -EAGAIN while an object is mapped.
  */
-static int zsmod_page_migrate(struct page *newpage, struct page *page,
-			      enum migrate_mode mode)
+static int zsmod_zpdesc_migrate(struct zpdesc *newzpdesc, struct zpdesc *zpdesc,
+				enum migrate_mode mode)
 {
-	struct zpdesc *newzpdesc = page_zpdesc(newpage);
-	struct zpdesc *zpdesc = page_zpdesc(page);
 	unsigned int pos, idx, first, end;
 	struct size_class *class;
 	struct zsmod_pool *pool;
@@ -1780,7 +1778,7 @@ static int zsmod_page_migrate(struct page *newpage, struct page *page,
 
 		if (obj_allocated(zsp, zpdesc, addr, &handle))
 			handle_set_obj(handle,
-				       obj_encode(newzpdesc, idx, class->index));
+				       obj_encode(newzpdesc, idx, class->class_idx));
 	}
 	kunmap_local(s_addr);
 
@@ -1801,14 +1799,13 @@ static int zsmod_page_migrate(struct page *newpage, struct page *page,
 }
 
 /**
- * zsmod_page_putback() - movable op: an isolated page was not migrated
- * @page: the page, locked
+ * zsmod_zpdesc_putback() - movable op: an isolated page was not migrated
+ * @zpdesc: the page, locked
  *
  * Nothing to undo; the pool counts the aborted migration.
  */
-static void zsmod_page_putback(struct page *page)
+static void zsmod_zpdesc_putback(struct zpdesc *zpdesc)
 {
-	struct zpdesc *zpdesc = page_zpdesc(page);
 	struct zspage *zsp = zpdesc_zspage(zpdesc);
 
 	VM_WARN_ON_ONCE(!zpdesc_is_isolated(zpdesc));
@@ -1816,11 +1813,8 @@ static void zsmod_page_putback(struct page *page)
 		atomic_long_inc(&zsp->pool->counters.migrate_aborted);
 }
 
-static const struct movable_operations zsmod_mops = {
-	.isolate_page = zsmod_page_isolate,
-	.migrate_page = zsmod_page_migrate,
-	.putback_page = zsmod_page_putback,
-};
+DEFINE_ZPDESC_MOVABLE_OPS(zsmod_mops, zsmod_zpdesc_isolate,
+			  zsmod_zpdesc_migrate, zsmod_zpdesc_putback);
 #endif /* CONFIG_COMPACTION */
 
 /* ---- statistics ------------------------------------------------------ */
@@ -1920,7 +1914,7 @@ int zsmod_class_info(struct zsmod_pool *pool, unsigned int index,
 	class = pool->classes[index];
 	memset(info, 0, sizeof(*info));
 	info->size = class->size;
-	info->index = class->index;
+	info->class_idx = class->class_idx;
 	info->pages_per_zspage = class->pages_per_zspage;
 	info->objs_per_zspage = class->objs_per_zspage;
 	info->huge = class->huge;
@@ -2040,7 +2034,7 @@ static int zsmod_classes_show(struct seq_file *s, void *v)
 
 		pages = stat[CLASS_OBJS_ALLOCATED] / class->objs_per_zspage *
 			class->pages_per_zspage;
-		seq_printf(s, " %5u %5u ", class->index, class->size);
+		seq_printf(s, " %5u %5u ", class->class_idx, class->size);
 		for (fg = ZS_INUSE_RATIO_10; fg < NR_FULLNESS_GROUPS; fg++)
 			seq_printf(s, "%9lu ", stat[fg]);
 		seq_printf(s, "%13lu %10lu %10lu %16u %8lu\n",
@@ -2199,7 +2193,7 @@ static int zsmod_create_classes(struct zsmod_pool *pool)
 		for (fg = 0; fg < NR_FULLNESS_GROUPS; fg++)
 			INIT_LIST_HEAD(&class->fullness_list[fg]);
 		class->size = size;
-		class->index = idx;
+		class->class_idx = idx;
 		class->pages_per_zspage = pages;
 		class->objs_per_zspage = objs;
 		class->huge = pages == 1 && objs == 1;
@@ -2218,7 +2212,7 @@ static int zsmod_create_classes(struct zsmod_pool *pool)
 	for (idx = 0; idx < ZSMOD_NR_CLASSES; idx++) {
 		struct size_class *class = pool->size_class[idx];
 
-		if (class->index != idx)
+		if (class->class_idx != idx)
 			continue;
 		if (pool->nr_classes) {
 			struct size_class *below =
@@ -2369,7 +2363,7 @@ void zsmod_destroy_pool(struct zsmod_pool *pool)
 	for (idx = 0; idx < ZSMOD_NR_CLASSES; idx++) {
 		struct size_class *class = pool->size_class[idx];
 
-		if (class && class->index == idx)
+		if (class && class->class_idx == idx)
 			kfree(class);
 	}
 	kfree(pool->name);

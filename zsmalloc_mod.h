@@ -49,7 +49,7 @@ struct zsmod_pool_stats {
 /**
  * struct zsmod_class_info - geometry and counters of one size class
  * @size: object size of the class in bytes
- * @index: class index (as printed in the "class" column of debugfs)
+ * @class_idx: class index (as printed in the "class" column of debugfs)
  * @pages_per_zspage: pages chained into one zspage
  * @objs_per_zspage: objects one zspage holds
  * @huge: true for the one-object-per-page class
@@ -61,7 +61,7 @@ struct zsmod_pool_stats {
  */
 struct zsmod_class_info {
 	unsigned int size;
-	unsigned int index;
+	unsigned int class_idx;
 	unsigned int pages_per_zspage;
 	unsigned int objs_per_zspage;
 	bool huge;

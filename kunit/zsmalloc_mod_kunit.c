@@ -158,7 +158,7 @@ static void expect_no_stray_pages(struct kunit *test, long base, const char *whe
 
 struct tclass {
 	unsigned int arg;	/* index passed to zsmod_class_info() */
-	unsigned int index;	/* info.index */
+	unsigned int class_idx;	/* info.class_idx */
 	unsigned int size;
 	unsigned int ppz;	/* pages per zspage */
 	unsigned int opz;	/* objects per zspage */
@@ -194,14 +194,14 @@ static int class_table(struct zsmod_pool *pool, struct tclass *tab)
 		if (zsmod_class_info(pool, i, &info))
 			continue;
 		for (j = 0; j < n; j++)
-			if (tab[j].index == info.index)
+			if (tab[j].class_idx == info.class_idx)
 				break;
 		if (j < n)
 			continue;
 		if (n == MAX_CLASSES)
 			return -E2BIG;
 		tab[n++] = (struct tclass){
-			.arg = i, .index = info.index, .size = info.size,
+			.arg = i, .class_idx = info.class_idx, .size = info.size,
 			.ppz = info.pages_per_zspage,
 			.opz = info.objs_per_zspage, .huge = info.huge,
 			.min = info.min_size, .max = info.max_size,
@@ -510,9 +510,9 @@ static void expect_consistent(struct tpool *tp)
 		KUNIT_ASSERT_EQ(test, 0, zsmod_class_info(tp->pool, tp->tab[k].arg, &info));
 		KUNIT_EXPECT_EQ_MSG(test, info.objs_allocated,
 				    info.zspages * info.objs_per_zspage,
-				    "class %u (size %u)", info.index, info.size);
+				    "class %u (size %u)", info.class_idx, info.size);
 		KUNIT_EXPECT_LE_MSG(test, info.objs_used, info.objs_allocated,
-				    "class %u (size %u)", info.index, info.size);
+				    "class %u (size %u)", info.class_idx, info.size);
 		pages += info.zspages * info.pages_per_zspage;
 		alloc += info.objs_allocated;
 		used += info.objs_used;
@@ -780,12 +780,12 @@ static int alloc_suite_init(struct kunit_suite *suite)
 		if (!tab[i].min || tab[i].min > tab[i].max ||
 		    (i && tab[i].min != tab[i - 1].max + 1)) {
 			pr_err("zsmalloc_mod_kunit: class %u serves sizes %u..%u after %u..%u\n",
-			       tab[i].index, tab[i].min, tab[i].max,
+			       tab[i].class_idx, tab[i].min, tab[i].max,
 			       i ? tab[i - 1].min : 0, i ? tab[i - 1].max : 0);
 			goto fail;
 		}
-		add_size(tab[i].min, max, "first of class", tab[i].index);
-		add_size(tab[i].max, max, "last of class", tab[i].index);
+		add_size(tab[i].min, max, "first of class", tab[i].class_idx);
+		add_size(tab[i].max, max, "last of class", tab[i].class_idx);
 	}
 	if (tab[0].min != 1 || tab[n - 1].max != max) {
 		pr_err("zsmalloc_mod_kunit: classes serve %u..%u, not 1..%zu\n",
@@ -863,9 +863,9 @@ static void test_alloc_size(struct kunit *test)
 	tp = tpool_create(test, 4096);
 	alloc_find_class(tp, p->size, GFP_KERNEL, &c);
 	KUNIT_EXPECT_GE_MSG(test, p->size, (size_t)c->min, "class %u serves %u..%u",
-			    c->index, c->min, c->max);
+			    c->class_idx, c->min, c->max);
 	KUNIT_EXPECT_LE_MSG(test, p->size, (size_t)c->max, "class %u serves %u..%u",
-			    c->index, c->min, c->max);
+			    c->class_idx, c->min, c->max);
 	KUNIT_ASSERT_GT(test, c->opz, 0U);
 	KUNIT_ASSERT_GT(test, c->ppz, 0U);
 	KUNIT_EXPECT_GE(test, (unsigned long)c->ppz * PAGE_SIZE,

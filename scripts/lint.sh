@@ -30,16 +30,11 @@ done
 echo "lint: checkpatch --strict on ${#files[@]} files"
 (cd "$out" && "$src/scripts/checkpatch.pl" --strict --no-tree --root="$src" --quiet \
 	--terse --no-summary -f "${files[@]}") >"$out/checkpatch.log" 2>&1
-# zsmalloc_mod.c goes through zpdesc only: struct page appears just in the
-# movable_operations callbacks' signatures (converted at once), and no
-# struct page field is touched.
-if grep -nE '\b(new)?page->' zsmalloc_mod.c; then
-	echo "lint: struct page field access in zsmalloc_mod.c (use zpdesc.h)"
-	fail=1
-fi
-if [ "$(grep -v '^ \*' zsmalloc_mod.c | grep -c 'struct page\b')" -gt 3 ]; then
-	grep -n 'struct page\b' zsmalloc_mod.c
-	echo "lint: struct page outside the movable_operations callbacks"
+# zsmalloc_mod.c goes through zpdesc only: no struct page at all (zpdesc.h
+# adapts the movable_operations callbacks), no page field, no BUG_ON and
+# no kmap_atomic.
+if grep -nE '\bstruct page\b|\b(new)?page->|\bBUG_ON\b|\bkmap_atomic\b' zsmalloc_mod.c; then
+	echo "lint: struct page, BUG_ON or kmap_atomic in zsmalloc_mod.c (use zpdesc.h)"
 	fail=1
 fi
 
