@@ -381,10 +381,10 @@ static inline void zpdesc_set_movable(struct zpdesc *zpdesc,
 /**
  * DEFINE_ZPDESC_MOVABLE_OPS() - movable_operations whose callbacks take zpdescs
  * @name: the struct movable_operations to define (static const)
- * @isolate: bool isolate(struct zpdesc *zpdesc, isolate_mode_t mode)
- * @migrate: int migrate(struct zpdesc *dst, struct zpdesc *src,
- *	     enum migrate_mode mode)
- * @putback: void putback(struct zpdesc *zpdesc)
+ * @isolate: the isolate callback: (zpdesc, isolate_mode_t) to bool
+ * @migrate: the migrate callback: (destination zpdesc, source zpdesc,
+ *	     enum migrate_mode) to an errno or MIGRATEPAGE_SUCCESS
+ * @putback: the putback callback: (zpdesc) to nothing
  *
  * The migration core calls movable operations with struct page; these
  * adapters turn the pages into zpdescs, so that the allocator never sees
