@@ -59,6 +59,33 @@ echo "# mem: $(grep MemTotal /proc/meminfo | tr -s ' ')"
 result $ok "setup (swap, zswap, memcg, zsmalloc_mod)"
 [ $ok = 0 ] || { echo "Bail out! setup failed"; exit 1; }
 
+# use_backend B: later zswap stores go to a fresh pool of backend B, with
+# the page cache dropped; prints the zpool zswap reports now
+use_backend() {
+	echo "$1" >/sys/module/zswap/parameters/zpool
+	cat /sys/module/zswap/parameters/zpool
+	sync
+	echo 3 >/proc/sys/vm/drop_caches
+}
+
+# run_micro PREFIX TEXT [PARAM...]: load the micro-benchmark module with
+# PARAMs, print its results with "micro " turned into PREFIX, report TEXT
+run_micro() {
+	prefix=$1 text=$2
+	shift 2
+	# shellcheck disable=SC2086
+	modprobe zsmod_bench src=/tmp/corpus.bin "$@" $args
+	rc=$?
+	if [ -r /sys/kernel/debug/zsmod_bench/results ]; then
+		sed "s/^micro /# $prefix /" /sys/kernel/debug/zsmod_bench/results
+		grep -q '^micro done' /sys/kernel/debug/zsmod_bench/results || rc=8
+	else
+		rc=7
+	fi
+	rmmod zsmod_bench
+	result $rc "$text"
+}
+
 # --- end to end: every backend once per round, order rotated per round
 r=0
 while [ $r -le "$rounds" ]; do
@@ -70,10 +97,7 @@ while [ $r -le "$rounds" ]; do
 	pos=0
 	for b in "$@"; do
 		pos=$((pos + 1))
-		echo "$b" >/sys/module/zswap/parameters/zpool
-		got=$(cat /sys/module/zswap/parameters/zpool)
-		sync
-		echo 3 >/proc/sys/vm/drop_caches
+		got=$(use_backend "$b")
 		# in the last round, our classes table at the peak of the run
 		peak=''
 		if [ "$b" = zsmalloc_mod ] && [ "$r" = "$rounds" ]; then
@@ -96,9 +120,7 @@ done
 if [ "$prof" = 1 ]; then
 	modprobe zsmod_prof detail="${zsb_prof_detail:-}"
 	for b in $backends; do
-		echo "$b" >/sys/module/zswap/parameters/zpool
-		sync
-		echo 3 >/proc/sys/vm/drop_caches
+		use_backend "$b" >/dev/null
 		line=$($bin --cg $cg --mib "$mib" --corpus $corpus --tag "backend=$b profiled" \
 			--prof /sys/kernel/debug/zsmod_prof)
 		rc=$?
@@ -115,34 +137,14 @@ echo zsmalloc >/sys/module/zswap/parameters/zpool
 if [ "$micro" = 1 ]; then
 	$bin --dump /tmp/corpus.bin --mib "${zsb_micro_mib:-16}" --corpus $corpus
 	args=$(echo "${zsb_micro_args:-}" | tr '+' ' ')
-	# shellcheck disable=SC2086
-	modprobe zsmod_bench src=/tmp/corpus.bin $args
-	rc=$?
-	if [ -r /sys/kernel/debug/zsmod_bench/results ]; then
-		sed 's/^/# /' /sys/kernel/debug/zsmod_bench/results
-		grep -q '^micro done' /sys/kernel/debug/zsmod_bench/results || rc=8
-	else
-		rc=7
-	fi
-	rmmod zsmod_bench
-	result $rc "micro zsmod_bench"
+	run_micro micro "micro zsmod_bench"
 
 	# again on fragmented free memory, with zsb_frag=1 (run.sh --frag)
 	if [ "${zsb_frag:-0}" = 1 ]; then
 		# no proactive compaction refilling the high orders meanwhile
 		echo 0 >/proc/sys/vm/compaction_proactiveness
 		echo 1 >/proc/sys/vm/drop_caches
-		# shellcheck disable=SC2086
-		modprobe zsmod_bench src=/tmp/corpus.bin fragment=1 $args
-		rc=$?
-		if [ -r /sys/kernel/debug/zsmod_bench/results ]; then
-			sed 's/^micro /# micro-frag /' /sys/kernel/debug/zsmod_bench/results
-			grep -q '^micro done' /sys/kernel/debug/zsmod_bench/results || rc=8
-		else
-			rc=7
-		fi
-		rmmod zsmod_bench
-		result $rc "micro zsmod_bench fragment=1"
+		run_micro micro-frag "micro zsmod_bench fragment=1" fragment=1
 	fi
 fi
 
