@@ -7,9 +7,12 @@
  * Objects of similar size share a size class. A class stores its objects
  * in zspages: chains of 1 to ZSMOD_MAX_PAGES_PER_ZSPAGE order-0 pages in
  * which objects are packed back to back, so an object may span two pages.
- * The caller holds a handle: a small slab object that stores the encoded
- * location (pfn, class, index) of its object. Migration and compaction move
- * objects and rewrite the location; the handle stays the same.
+ * The caller holds a handle: the address of an 8-byte slot that stores the
+ * encoded location (pfn, class, index) of its object. Migration and
+ * compaction move objects and rewrite the location; the handle stays the
+ * same. Handle slots come in small blocks owned by the class of their
+ * objects, so they are taken and given back under the class lock that
+ * malloc and free hold anyway, without a call into the slab allocator.
  *
  * Locking, outermost first:
  *
@@ -27,7 +30,8 @@
  *	freeobj and fullness of each of its zspages, their page chains,
  *	the bytes of its objects while they move, and the location stored
  *	in the handle of each of its objects: a location is only ever
- *	rewritten under this lock. Since a handle's location encodes its
+ *	rewritten under this lock. Also the class's handle blocks: their
+ *	list, free lists and counts. Since a handle's location encodes its
  *	class, free and map find the right lock without any pool-wide lock.
  *  zsmod_map_area.obj (per-CPU pin, not a lock) and size_class->moving
  *	A mapper publishes the location of the object it maps in its CPU's
@@ -111,7 +115,8 @@
 #define OBJ_IDX_MASK		((1UL << OBJ_IDX_BITS) - 1)
 #define OBJ_CLASS_MASK		((1UL << OBJ_CLASS_BITS) - 1)
 static_assert(ZSMOD_MAX_OBJS_PER_ZSPAGE <= (1UL << OBJ_IDX_BITS));
-static_assert(ZSMOD_NR_CLASSES <= (1UL << OBJ_CLASS_BITS));
+/* OBJ_CLASS_MASK itself is no class: free handle slots carry it */
+static_assert(ZSMOD_NR_CLASSES <= OBJ_CLASS_MASK);
 static_assert(MAX_POSSIBLE_PHYSMEM_BITS - PAGE_SHIFT + OBJ_PFN_SHIFT <=
 	      BITS_PER_LONG);
 /* Class sizes are multiples of 16, so an 8-byte header never spans. */
@@ -121,13 +126,23 @@ static_assert(ZSMOD_CLASS_DELTA % ZSMOD_HANDLE_SIZE == 0);
  * The first word of a non-huge object holds its handle with
  * OBJ_ALLOCATED_TAG set; the first word of a free slot holds the index of
  * the next free slot, shifted so that the tag bit is clear. Handles are
- * slab pointers, so their low bit is free for the tag.
+ * addresses of 8-byte slots, so their low bit is free for the tag.
  */
 #define OBJ_ALLOCATED_TAG	1UL
 #define OBJ_TAG_BITS		1
 #define ZSMOD_NO_FREE_OBJ	UINT_MAX
 
 #define ZSPAGE_MAGIC		0x5a
+
+/*
+ * Handle slots come in blocks of ZSMOD_HANDLE_BLOCK_SIZE bytes, aligned to
+ * that size so that a handle finds its block by masking. A free slot holds
+ * a location whose class is OBJ_CLASS_MASK, which no class has, and the
+ * index of the next free slot in place of the pfn: map and free refuse a
+ * freed handle whose block still exists.
+ */
+#define ZSMOD_HANDLE_BLOCK_SIZE	512U
+#define ZSMOD_DEAD_CLASS	OBJ_CLASS_MASK
 
 /*
  * Every class used has one partly filled zspage, and in a pool of a few
@@ -187,7 +202,32 @@ struct size_class {
 	bool huge;
 	/* the zspage whose objects a mover may be moving: see "Locking" */
 	struct zspage *moving;
+	/* handle blocks with a free slot; the most recently refilled first */
+	struct list_head handle_blocks;
+	unsigned long nr_handle_blocks;
+	unsigned long handles_used;
 } ____cacheline_aligned_in_smp;
+
+/**
+ * struct zsmod_handle_block - a block of handle slots
+ * @list: on the owning class's handle_blocks while a slot is free
+ * @class: the owning class: that of the objects the handles lead to
+ * @free: index of the first free slot
+ * @inuse: slots given out
+ * @slot: the slots; a handle is the address of one
+ */
+struct zsmod_handle_block {
+	struct list_head list;
+	struct size_class *class;
+	unsigned int free;
+	unsigned int inuse;
+	unsigned long slot[];
+};
+
+#define ZSMOD_HANDLES_PER_BLOCK \
+	((ZSMOD_HANDLE_BLOCK_SIZE - sizeof(struct zsmod_handle_block)) / \
+	 sizeof(unsigned long))
+static_assert(ZSMOD_HANDLES_PER_BLOCK == 60);
 
 struct zspage {
 	u8 magic;
@@ -261,7 +301,7 @@ static DEFINE_PER_CPU(struct zsmod_map_area, zsmod_map_area) = {
 static struct zspage zsmod_no_zspage;
 static struct size_class zsmod_no_class = { .moving = &zsmod_no_zspage };
 
-static struct kmem_cache *zsmod_handle_cache;
+static struct kmem_cache *zsmod_handle_block_cache;
 static struct kmem_cache *zsmod_zspage_cache;
 static struct dentry *zsmod_debugfs_root;
 static enum cpuhp_state zsmod_cpuhp_state;
@@ -928,15 +968,119 @@ static void deferred_free_work(struct work_struct *work)
 
 /* ---- handles --------------------------------------------------------- */
 
-static unsigned long handle_alloc(gfp_t gfp)
+/* What a free handle slot holds: see ZSMOD_DEAD_CLASS. */
+static unsigned long free_handle_word(unsigned int next)
 {
-	gfp &= ~(__GFP_HIGHMEM | __GFP_MOVABLE);
-	return (unsigned long)kmem_cache_alloc(zsmod_handle_cache, gfp);
+	return (unsigned long)next << OBJ_PFN_SHIFT |
+	       (unsigned long)ZSMOD_DEAD_CLASS << OBJ_IDX_BITS;
 }
 
-static void handle_free(unsigned long handle)
+static struct zsmod_handle_block *handle_block(unsigned long handle)
 {
-	kmem_cache_free(zsmod_handle_cache, (void *)handle);
+	return (void *)(handle & ~(unsigned long)(ZSMOD_HANDLE_BLOCK_SIZE - 1));
+}
+
+/**
+ * handle_block_alloc() - allocate a block of free handle slots
+ * @gfp: allocation flags; __GFP_HIGHMEM and __GFP_MOVABLE are ignored
+ *
+ * Return: the block, owned by no class yet, or NULL.
+ */
+static struct zsmod_handle_block *handle_block_alloc(gfp_t gfp)
+{
+	struct zsmod_handle_block *blk;
+	unsigned int i;
+
+	blk = kmem_cache_alloc(zsmod_handle_block_cache,
+			       gfp & ~(__GFP_HIGHMEM | __GFP_MOVABLE));
+	if (!blk)
+		return NULL;
+	INIT_LIST_HEAD(&blk->list);
+	blk->class = NULL;
+	blk->free = 0;
+	blk->inuse = 0;
+	for (i = 0; i < ZSMOD_HANDLES_PER_BLOCK; i++)
+		blk->slot[i] = free_handle_word(i + 1);
+	return blk;
+}
+
+/* Free a block that no class owns any more; NULL is ignored. */
+static void handle_block_free(struct zsmod_handle_block *blk)
+{
+	if (blk)
+		kmem_cache_free(zsmod_handle_block_cache, blk);
+}
+
+/**
+ * class_take_handle() - take a free handle slot of a class
+ * @class: the class of the object the handle will lead to; its lock is held
+ * @spare: a block the class takes if it has no free slot (*@spare is then
+ *	   set to NULL), or a pointer to NULL
+ *
+ * With no free slot and no spare, tries for a block without sleeping.
+ *
+ * Return: the handle, its slot still marked free; or 0 if none could be had.
+ */
+static unsigned long class_take_handle(struct size_class *class,
+				       struct zsmod_handle_block **spare)
+{
+	struct zsmod_handle_block *blk;
+	unsigned int idx;
+
+	lockdep_assert_held(&class->lock);
+	blk = list_first_entry_or_null(&class->handle_blocks,
+				       struct zsmod_handle_block, list);
+	if (unlikely(!blk)) {
+		blk = *spare;
+		*spare = NULL;
+		if (!blk)
+			blk = handle_block_alloc(GFP_NOWAIT | __GFP_NOWARN);
+		if (!blk)
+			return 0;
+		blk->class = class;
+		list_add(&blk->list, &class->handle_blocks);
+		class->nr_handle_blocks++;
+	}
+	idx = blk->free;
+	blk->free = blk->slot[idx] >> OBJ_PFN_SHIFT;
+	if (++blk->inuse == ZSMOD_HANDLES_PER_BLOCK)
+		list_del(&blk->list);
+	class->handles_used++;
+	return (unsigned long)&blk->slot[idx];
+}
+
+/**
+ * class_put_handle() - give a handle slot back to its class
+ * @class: the class that gave it out; its lock is held
+ * @handle: the handle
+ *
+ * A block that empties is freed unless it is the class's last one with
+ * room, so that a class at the edge of a block does not allocate and free
+ * one over and over.
+ *
+ * Return: a block the caller must free with handle_block_free(), after
+ * dropping the lock if it likes; or NULL.
+ */
+static struct zsmod_handle_block *class_put_handle(struct size_class *class,
+						   unsigned long handle)
+{
+	struct zsmod_handle_block *blk = handle_block(handle);
+	unsigned int idx = (unsigned long *)handle - blk->slot;
+
+	lockdep_assert_held(&class->lock);
+	VM_WARN_ON_ONCE(blk->class != class);
+	/* a stale mapper of this handle now meets the dead class */
+	WRITE_ONCE(blk->slot[idx], free_handle_word(blk->free));
+	blk->free = idx;
+	class->handles_used--;
+	/* full blocks are on no list; one coming back is used up first */
+	if (blk->inuse-- == ZSMOD_HANDLES_PER_BLOCK)
+		list_add(&blk->list, &class->handle_blocks);
+	if (blk->inuse || list_is_singular(&class->handle_blocks))
+		return NULL;
+	list_del(&blk->list);
+	class->nr_handle_blocks--;
+	return blk;
 }
 
 /**
@@ -1038,38 +1182,45 @@ static bool obj_matches_handle(struct zsmod_pool *pool,
  * malloc_in_class() - allocate an object in a zspage of a class, if any
  *		       has room
  * @class: the class
- * @handle: the new object's handle; its location is recorded in it
+ * @spare: a spare handle block for class_take_handle()
  *
- * Return: true on success, false if every zspage of @class is full.
+ * Return: the new object's handle, or 0 if every zspage of @class is full
+ * (or, rarely, no handle slot could be had without sleeping).
  */
-static bool malloc_in_class(struct size_class *class, unsigned long handle)
+static unsigned long malloc_in_class(struct size_class *class,
+				     struct zsmod_handle_block **spare)
 {
+	unsigned long handle = 0;
 	struct zspage *zsp;
 
 	spin_lock(&class->lock);
 	zsp = find_zspage_with_room(class);
-	if (zsp) {
+	if (zsp)
+		handle = class_take_handle(class, spare);
+	if (handle) {
 		handle_set_obj(handle, obj_malloc(class, zsp, handle));
 		fix_fullness(class, zsp);
 	}
 	spin_unlock(&class->lock);
-	return !!zsp;
+	return handle;
 }
 
 /**
  * malloc_borrow_slot() - place an object in a slightly larger class
  * @pool: the pool
  * @class: the object's own class, whose zspages are all full
- * @handle: the new object's handle
+ * @spare: a spare handle block for class_take_handle()
  *
  * See ZSMOD_BORROW_ZSPAGES: only while @class is small, and only in an
  * existing zspage of a class at most ZSMOD_BORROW_BYTES larger; or, for a
  * rare size (see ZSMOD_RARE_POOL_PAGES), ZSMOD_RARE_BORROW_BYTES larger.
+ * The handle comes from the larger class, which holds the object.
  *
- * Return: true if the object was placed.
+ * Return: the new object's handle, or 0 if it was not placed.
  */
-static bool malloc_borrow_slot(struct zsmod_pool *pool,
-			       struct size_class *class, unsigned long handle)
+static unsigned long malloc_borrow_slot(struct zsmod_pool *pool,
+					struct size_class *class,
+					struct zsmod_handle_block **spare)
 {
 	unsigned int pos, reach = ZSMOD_BORROW_BYTES;
 	/* data_race: a stale count only changes where one object goes */
@@ -1079,10 +1230,11 @@ static bool malloc_borrow_slot(struct zsmod_pool *pool,
 			  ZSMOD_RARE_POOL_PAGES)
 		reach = ZSMOD_RARE_BORROW_BYTES;
 	else if (allocated >= ZSMOD_BORROW_ZSPAGES * class->objs_per_zspage)
-		return false;
+		return 0;
 
 	for (pos = class->pos + 1; pos < pool->nr_classes; pos++) {
 		struct size_class *larger = pool->classes[pos];
+		unsigned long handle;
 
 		if (larger->size - class->size > reach)
 			break;
@@ -1090,10 +1242,62 @@ static bool malloc_borrow_slot(struct zsmod_pool *pool,
 		if (data_race(larger->stat[CLASS_OBJS_ALLOCATED] ==
 			      larger->stat[CLASS_OBJS_INUSE]))
 			continue;
-		if (malloc_in_class(larger, handle))
-			return true;
+		handle = malloc_in_class(larger, spare);
+		if (handle)
+			return handle;
 	}
-	return false;
+	return 0;
+}
+
+/**
+ * malloc_in_new_zspage() - allocate an object in a new zspage of a class
+ * @pool: the pool
+ * @class: the class
+ * @gfp: allocation flags
+ * @spare: a spare handle block for class_take_handle(), or a pointer to
+ *	   NULL; one allocated here and not used is left in it
+ *
+ * The handle is taken first, so that nothing can leave a new zspage
+ * waiting for one under the class lock.
+ *
+ * Return: the new object's handle, or 0 when memory ran out, in which case
+ * nothing is left allocated but a spare.
+ */
+static unsigned long malloc_in_new_zspage(struct zsmod_pool *pool,
+					  struct size_class *class, gfp_t gfp,
+					  struct zsmod_handle_block **spare)
+{
+	struct zsmod_handle_block *unused;
+	struct zspage *zsp;
+	unsigned long handle;
+
+	spin_lock(&class->lock);
+	handle = class_take_handle(class, spare);
+	spin_unlock(&class->lock);
+	if (!handle) {
+		*spare = handle_block_alloc(gfp);
+		if (!*spare)
+			return 0;
+		spin_lock(&class->lock);
+		handle = class_take_handle(class, spare);
+		spin_unlock(&class->lock);
+	}
+
+	zsp = alloc_zspage(pool, class, gfp);
+	spin_lock(&class->lock);
+	if (!zsp) {
+		unused = class_put_handle(class, handle);
+		spin_unlock(&class->lock);
+		handle_block_free(unused);
+		return 0;
+	}
+	handle_set_obj(handle, obj_malloc(class, zsp, handle));
+	insert_zspage(class, zsp, fullness_group(class, zsp));
+	class->stat[CLASS_OBJS_ALLOCATED] += class->objs_per_zspage;
+	atomic_long_add(class->pages_per_zspage, &pool->pages_allocated);
+	zspage_set_movable(zsp);
+	spin_unlock(&class->lock);
+	return handle;
 }
 
 /**
@@ -1111,39 +1315,29 @@ static bool malloc_borrow_slot(struct zsmod_pool *pool,
 int zsmod_malloc(struct zsmod_pool *pool, size_t size, gfp_t gfp,
 		 unsigned long *handle)
 {
+	struct zsmod_handle_block *spare = NULL;
 	struct size_class *class;
-	struct zspage *zsp;
-	unsigned long h, obj;
+	unsigned long h;
 
 	if (unlikely(!pool || !handle || !size ||
 		     size > ZSMOD_MAX_ALLOC_SIZE))
 		return -EINVAL;
 
-	h = handle_alloc(gfp);
+	class = pool->size_class[class_idx_for_size(size + ZSMOD_HANDLE_SIZE)];
+	/* data_race: a hint; class_take_handle() decides under the lock */
+	if (unlikely(data_race(list_empty(&class->handle_blocks)))) {
+		spare = handle_block_alloc(gfp);
+		if (!spare)
+			return -ENOMEM;
+	}
+	h = malloc_in_class(class, &spare);
+	if (!h)
+		h = malloc_borrow_slot(pool, class, &spare);
+	if (!h)
+		h = malloc_in_new_zspage(pool, class, gfp, &spare);
+	handle_block_free(spare);
 	if (!h)
 		return -ENOMEM;
-
-	class = pool->size_class[class_idx_for_size(size + ZSMOD_HANDLE_SIZE)];
-	if (malloc_in_class(class, h) || malloc_borrow_slot(pool, class, h)) {
-		*handle = h;
-		return 0;
-	}
-
-	zsp = alloc_zspage(pool, class, gfp);
-	if (!zsp) {
-		handle_free(h);
-		return -ENOMEM;
-	}
-
-	spin_lock(&class->lock);
-	obj = obj_malloc(class, zsp, h);
-	insert_zspage(class, zsp, fullness_group(class, zsp));
-	handle_set_obj(h, obj);
-	class->stat[CLASS_OBJS_ALLOCATED] += class->objs_per_zspage;
-	atomic_long_add(class->pages_per_zspage, &pool->pages_allocated);
-	zspage_set_movable(zsp);
-	spin_unlock(&class->lock);
-
 	*handle = h;
 	return 0;
 }
@@ -1159,6 +1353,7 @@ EXPORT_SYMBOL_GPL(zsmod_malloc);
  */
 void zsmod_free(struct zsmod_pool *pool, unsigned long handle)
 {
+	struct zsmod_handle_block *unused;
 	struct size_class *class;
 	struct zspage *zsp;
 	int fullness, old_fullness;
@@ -1186,11 +1381,12 @@ void zsmod_free(struct zsmod_pool *pool, unsigned long handle)
 		  class_compaction_pays(class);
 	if (fullness != ZS_INUSE_RATIO_0 || !free_zspage(pool, class, zsp))
 		zsp = NULL;
+	unused = class_put_handle(class, handle);
 	spin_unlock(&class->lock);
 
 	if (zsp)
 		release_zspage(zsp);
-	handle_free(handle);
+	handle_block_free(unused);
 	if (compact) {
 		WRITE_ONCE(pool->compact_after,
 			   jiffies + ZSMOD_AUTO_COMPACT_DELAY);
@@ -1847,8 +2043,11 @@ void zsmod_pool_stats(struct zsmod_pool *pool, struct zsmod_pool_stats *stats)
 		spin_lock(&class->lock);
 		stats->objs_allocated += class->stat[CLASS_OBJS_ALLOCATED];
 		stats->objs_used += class->stat[CLASS_OBJS_INUSE];
+		stats->handles_used += class->handles_used;
+		stats->handle_blocks += class->nr_handle_blocks;
 		spin_unlock(&class->lock);
 	}
+	stats->handle_bytes = stats->handle_blocks * ZSMOD_HANDLE_BLOCK_SIZE;
 	stats->pages_used = zsmod_get_total_pages(pool);
 	stats->pages_compacted =
 		atomic_long_read(&pool->counters.pages_compacted);
@@ -2071,6 +2270,9 @@ static int zsmod_stats_show(struct seq_file *s, void *v)
 	seq_printf(s, "pages_migrated %lu\n", st.pages_migrated);
 	seq_printf(s, "migrate_aborted %lu\n", st.migrate_aborted);
 	seq_printf(s, "deferred_frees %lu\n", st.deferred_frees);
+	seq_printf(s, "handles_used %lu\n", st.handles_used);
+	seq_printf(s, "handle_blocks %lu\n", st.handle_blocks);
+	seq_printf(s, "handle_bytes %lu\n", st.handle_bytes);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(zsmod_stats);
@@ -2190,6 +2392,7 @@ static int zsmod_create_classes(struct zsmod_pool *pool)
 		if (!class)
 			return -ENOMEM;
 		spin_lock_init(&class->lock);
+		INIT_LIST_HEAD(&class->handle_blocks);
 		for (fg = 0; fg < NR_FULLNESS_GROUPS; fg++)
 			INIT_LIST_HEAD(&class->fullness_list[fg]);
 		class->size = size;
@@ -2311,7 +2514,8 @@ static unsigned long drain_class(struct zsmod_pool *pool,
 					if (!obj_allocated(zsp, zpdesc, addr,
 							   &handle))
 						continue;
-					handle_free(handle);
+					handle_block_free(class_put_handle(class,
+									   handle));
 					leaked++;
 				}
 				kunmap_local(vaddr);
@@ -2325,6 +2529,21 @@ static unsigned long drain_class(struct zsmod_pool *pool,
 	}
 	spin_unlock(&class->lock);
 	return leaked;
+}
+
+/* Free a drained class's handle blocks: every slot is back by now. */
+static void free_handle_blocks(struct size_class *class)
+{
+	struct zsmod_handle_block *blk, *tmp;
+
+	WARN_ON_ONCE(class->handles_used);
+	list_for_each_entry_safe(blk, tmp, &class->handle_blocks, list) {
+		list_del(&blk->list);
+		class->nr_handle_blocks--;
+		handle_block_free(blk);
+	}
+	/* a block with a slot still given out is on no list: leak it */
+	WARN_ON_ONCE(class->nr_handle_blocks);
 }
 
 /**
@@ -2363,8 +2582,10 @@ void zsmod_destroy_pool(struct zsmod_pool *pool)
 	for (idx = 0; idx < ZSMOD_NR_CLASSES; idx++) {
 		struct size_class *class = pool->size_class[idx];
 
-		if (class && class->class_idx == idx)
+		if (class && class->class_idx == idx) {
+			free_handle_blocks(class);
 			kfree(class);
+		}
 	}
 	kfree(pool->name);
 	kfree(pool);
@@ -2462,12 +2683,15 @@ static int __init zsmod_init(void)
 {
 	int ret;
 
-	zsmod_handle_cache = kmem_cache_create("zsmod_handle",
-					       ZSMOD_HANDLE_SIZE, 0, 0, NULL);
+	/* aligned to their size: a handle finds its block by masking */
+	zsmod_handle_block_cache = kmem_cache_create("zsmod_handle_block",
+						     ZSMOD_HANDLE_BLOCK_SIZE,
+						     ZSMOD_HANDLE_BLOCK_SIZE,
+						     0, NULL);
 	zsmod_zspage_cache = kmem_cache_create("zsmod_zspage",
 					       sizeof(struct zspage), 0, 0,
 					       NULL);
-	if (!zsmod_handle_cache || !zsmod_zspage_cache) {
+	if (!zsmod_handle_block_cache || !zsmod_zspage_cache) {
 		ret = -ENOMEM;
 		goto err_caches;
 	}
@@ -2485,7 +2709,7 @@ static int __init zsmod_init(void)
 
 err_caches:
 	kmem_cache_destroy(zsmod_zspage_cache);
-	kmem_cache_destroy(zsmod_handle_cache);
+	kmem_cache_destroy(zsmod_handle_block_cache);
 	return ret;
 }
 
@@ -2496,7 +2720,7 @@ static void __exit zsmod_exit(void)
 	debugfs_remove_recursive(zsmod_debugfs_root);
 	cpuhp_remove_state(zsmod_cpuhp_state);
 	kmem_cache_destroy(zsmod_zspage_cache);
-	kmem_cache_destroy(zsmod_handle_cache);
+	kmem_cache_destroy(zsmod_handle_block_cache);
 }
 
 module_init(zsmod_init);

@@ -34,6 +34,9 @@ enum zsmod_mapmode {
  * @pages_migrated: pages moved by the page migration core
  * @migrate_aborted: isolated pages put back without being migrated
  * @deferred_frees: zspages whose freeing was deferred to a worker
+ * @handles_used: handles given out and not yet freed
+ * @handle_blocks: blocks of handle slots the pool holds
+ * @handle_bytes: bytes of those blocks (not counted in @pages_used)
  */
 struct zsmod_pool_stats {
 	unsigned long pages_used;
@@ -44,6 +47,9 @@ struct zsmod_pool_stats {
 	unsigned long pages_migrated;
 	unsigned long migrate_aborted;
 	unsigned long deferred_frees;
+	unsigned long handles_used;
+	unsigned long handle_blocks;
+	unsigned long handle_bytes;
 };
 
 /**

@@ -522,6 +522,8 @@ static void expect_consistent(struct tpool *tp)
 
 	zsmod_pool_stats(tp->pool, &st);
 	KUNIT_EXPECT_EQ(test, st.objs_used, live);
+	KUNIT_EXPECT_EQ(test, st.handles_used, live);
+	KUNIT_EXPECT_GE(test, st.handle_bytes, live * sizeof(unsigned long));
 	KUNIT_EXPECT_EQ(test, used, live);
 	KUNIT_EXPECT_EQ(test, st.objs_allocated, alloc);
 	KUNIT_EXPECT_EQ(test, st.pages_used, pages);
@@ -1053,6 +1055,62 @@ static void test_handle_uniqueness(struct kunit *test)
 }
 
 /*
+ * Handles come in blocks owned by the class of their objects: the blocks
+ * grow with the objects and are nearly all slots, a freed handle is
+ * refused while its block lives and is the next one given out, and
+ * emptied blocks go back to the slab allocator but one per class.
+ */
+static void test_handle_blocks(struct kunit *test)
+{
+	const unsigned int n = 600;
+	struct tpool *tp = tpool_create(test, n + 1);
+	const struct tclass *c = pick_class(tp, 1, false);
+	const unsigned long slots = n * sizeof(unsigned long);
+	struct zsmod_pool_stats st;
+	unsigned long pfn, dead, per_block;
+	unsigned int i, oi, victim = n / 2;
+	size_t len;
+	int idx;
+
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	len = len_for_class(c);
+	zsmod_pool_stats(tp->pool, &st);
+	KUNIT_EXPECT_EQ(test, st.handle_blocks, 0UL);
+	KUNIT_EXPECT_EQ(test, st.handle_bytes, 0UL);
+
+	for (i = 0; i < n; i++)
+		KUNIT_ASSERT_GE_MSG(test, tpool_alloc(tp, len, GFP_KERNEL), 0, "object %u", i);
+	zsmod_pool_stats(tp->pool, &st);
+	KUNIT_EXPECT_EQ(test, st.handles_used, (unsigned long)n);
+	KUNIT_ASSERT_GT(test, st.handle_blocks, 1UL);
+	per_block = st.handle_bytes / st.handle_blocks;
+	/* slots plus block headers (under 1/8) plus at most one part-used block */
+	KUNIT_EXPECT_GE(test, st.handle_bytes, slots);
+	KUNIT_EXPECT_LE_MSG(test, st.handle_bytes, slots + slots / 8 + per_block,
+			    "%lu blocks of %lu bytes for %u handles",
+			    st.handle_blocks, per_block, n);
+
+	dead = tp->h[victim];
+	tpool_free(tp, victim);
+	KUNIT_EXPECT_EQ_MSG(test, zsmod_handle_location(tp->pool, dead, &pfn, &oi), -EINVAL,
+			    "a freed handle still leads somewhere");
+	zsmod_pool_stats(tp->pool, &st);
+	KUNIT_EXPECT_EQ(test, st.handles_used, (unsigned long)n - 1);
+	idx = tpool_alloc(tp, len, GFP_KERNEL);
+	KUNIT_ASSERT_GE(test, idx, 0);
+	KUNIT_EXPECT_EQ_MSG(test, tp->h[idx], dead, "the freed slot was not reused first");
+	KUNIT_EXPECT_EQ(test, tpool_check_all(tp), 0U);
+	expect_consistent(tp);
+
+	tpool_free_all(tp);
+	zsmod_pool_stats(tp->pool, &st);
+	KUNIT_EXPECT_EQ(test, st.handles_used, 0UL);
+	KUNIT_EXPECT_EQ_MSG(test, st.handle_blocks, 1UL, "emptied blocks kept");
+	expect_consistent(tp);
+	free_destroy_check(tp);
+}
+
+/*
  * Free one object of a full zspage and allocate again: the slot is reused,
  * no page is added; then empty the pool and allocate again.
  */
@@ -1385,6 +1443,7 @@ static struct kunit_case alloc_cases[] = {
 	KUNIT_CASE_PARAM(test_alloc_size, size_gen),
 	KUNIT_CASE(test_span_rw),
 	KUNIT_CASE(test_handle_uniqueness),
+	KUNIT_CASE(test_handle_blocks),
 	KUNIT_CASE(test_free_reuse),
 	KUNIT_CASE(test_rare_class_borrow),
 	KUNIT_CASE(test_invalid_sizes),
