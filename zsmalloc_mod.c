@@ -1021,8 +1021,8 @@ static void handle_block_free(struct zsmod_handle_block *blk)
  *
  * Return: the handle, its slot still marked free; or 0 if none could be had.
  */
-static unsigned long class_take_handle(struct size_class *class,
-				       struct zsmod_handle_block **spare)
+static __always_inline unsigned long
+class_take_handle(struct size_class *class, struct zsmod_handle_block **spare)
 {
 	struct zsmod_handle_block *blk;
 	unsigned int idx;
@@ -1061,8 +1061,8 @@ static unsigned long class_take_handle(struct size_class *class,
  * Return: a block the caller must free with handle_block_free(), after
  * dropping the lock if it likes; or NULL.
  */
-static struct zsmod_handle_block *class_put_handle(struct size_class *class,
-						   unsigned long handle)
+static __always_inline struct zsmod_handle_block *
+class_put_handle(struct size_class *class, unsigned long handle)
 {
 	struct zsmod_handle_block *blk = handle_block(handle);
 	unsigned int idx = (unsigned long *)handle - blk->slot;
