@@ -1011,6 +1011,21 @@ static void handle_block_free(struct zsmod_handle_block *blk)
 		kmem_cache_free(zsmod_handle_block_cache, blk);
 }
 
+/* Free the handle blocks of a class that has no handle in use. */
+static void free_handle_blocks(struct size_class *class)
+{
+	struct zsmod_handle_block *blk, *tmp;
+
+	WARN_ON_ONCE(class->handles_used);
+	list_for_each_entry_safe(blk, tmp, &class->handle_blocks, list) {
+		list_del(&blk->list);
+		class->nr_handle_blocks--;
+		handle_block_free(blk);
+	}
+	/* a block with a slot still given out is on no list: leak it */
+	WARN_ON_ONCE(class->nr_handle_blocks);
+}
+
 /**
  * class_take_handle() - take a free handle slot of a class
  * @class: the class of the object the handle will lead to; its lock is held
@@ -1050,13 +1065,36 @@ class_take_handle(struct size_class *class, struct zsmod_handle_block **spare)
 }
 
 /**
+ * class_drop_empty_block() - the rest of class_put_handle() for a block
+ *			      that just emptied
+ * @class: its class, whose lock is held
+ * @blk: the block
+ *
+ * Return: see class_put_handle().
+ */
+static noinline struct zsmod_handle_block *
+class_drop_empty_block(struct size_class *class, struct zsmod_handle_block *blk)
+{
+	lockdep_assert_held(&class->lock);
+	if (class->handles_used && list_is_singular(&class->handle_blocks))
+		return NULL;
+	list_del(&blk->list);
+	class->nr_handle_blocks--;
+	/* an empty class also lets go of the block it kept */
+	if (!class->handles_used)
+		free_handle_blocks(class);
+	return blk;
+}
+
+/**
  * class_put_handle() - give a handle slot back to its class
  * @class: the class that gave it out; its lock is held
  * @handle: the handle
  *
  * A block that empties is freed unless it is the class's last one with
- * room, so that a class at the edge of a block does not allocate and free
- * one over and over.
+ * room while other handles of the class are in use, so that a class at
+ * the edge of a block does not allocate and free one over and over; an
+ * empty class keeps no block.
  *
  * Return: a block the caller must free with handle_block_free(), after
  * dropping the lock if it likes; or NULL.
@@ -1076,11 +1114,9 @@ class_put_handle(struct size_class *class, unsigned long handle)
 	/* full blocks are on no list; one coming back is used up first */
 	if (blk->inuse-- == ZSMOD_HANDLES_PER_BLOCK)
 		list_add(&blk->list, &class->handle_blocks);
-	if (blk->inuse || list_is_singular(&class->handle_blocks))
+	if (likely(blk->inuse))
 		return NULL;
-	list_del(&blk->list);
-	class->nr_handle_blocks--;
-	return blk;
+	return class_drop_empty_block(class, blk);
 }
 
 /**
@@ -1258,7 +1294,8 @@ static unsigned long malloc_borrow_slot(struct zsmod_pool *pool,
  *	   NULL; one allocated here and not used is left in it
  *
  * The handle is taken first, so that nothing can leave a new zspage
- * waiting for one under the class lock.
+ * waiting for one under the class lock. If not even GFP_NOWAIT gets a
+ * block for it, one is allocated as @gfp allows.
  *
  * Return: the new object's handle, or 0 when memory ran out, in which case
  * nothing is left allocated but a spare.
@@ -1324,12 +1361,6 @@ int zsmod_malloc(struct zsmod_pool *pool, size_t size, gfp_t gfp,
 		return -EINVAL;
 
 	class = pool->size_class[class_idx_for_size(size + ZSMOD_HANDLE_SIZE)];
-	/* data_race: a hint; class_take_handle() decides under the lock */
-	if (unlikely(data_race(list_empty(&class->handle_blocks)))) {
-		spare = handle_block_alloc(gfp);
-		if (!spare)
-			return -ENOMEM;
-	}
 	h = malloc_in_class(class, &spare);
 	if (!h)
 		h = malloc_borrow_slot(pool, class, &spare);
@@ -2529,21 +2560,6 @@ static unsigned long drain_class(struct zsmod_pool *pool,
 	}
 	spin_unlock(&class->lock);
 	return leaked;
-}
-
-/* Free a drained class's handle blocks: every slot is back by now. */
-static void free_handle_blocks(struct size_class *class)
-{
-	struct zsmod_handle_block *blk, *tmp;
-
-	WARN_ON_ONCE(class->handles_used);
-	list_for_each_entry_safe(blk, tmp, &class->handle_blocks, list) {
-		list_del(&blk->list);
-		class->nr_handle_blocks--;
-		handle_block_free(blk);
-	}
-	/* a block with a slot still given out is on no list: leak it */
-	WARN_ON_ONCE(class->nr_handle_blocks);
 }
 
 /**
