@@ -1337,20 +1337,9 @@ static unsigned long malloc_in_new_zspage(struct zsmod_pool *pool,
 	return handle;
 }
 
-/**
- * zsmod_malloc() - allocate an object
- * @pool: the pool
- * @size: object size in bytes, 1 to zsmod_max_alloc_size()
- * @gfp: flags for the page and slab allocations; __GFP_MOVABLE and
- *	 __GFP_HIGHMEM apply to the pages only
- * @handle: where the new object's handle is stored
- *
- * Context: may sleep if @gfp allows it.
- * Return: 0 on success; -EINVAL for a size of 0 or above the maximum;
- * -ENOMEM when memory ran out, in which case nothing was allocated.
- */
-int zsmod_malloc(struct zsmod_pool *pool, size_t size, gfp_t gfp,
-		 unsigned long *handle)
+/* Inlined into zsmod_malloc() and into the zpool driver's callback. */
+static __always_inline int pool_malloc(struct zsmod_pool *pool, size_t size,
+				       gfp_t gfp, unsigned long *handle)
 {
 	struct zsmod_handle_block *spare = NULL;
 	struct size_class *class;
@@ -1372,17 +1361,29 @@ int zsmod_malloc(struct zsmod_pool *pool, size_t size, gfp_t gfp,
 	*handle = h;
 	return 0;
 }
-EXPORT_SYMBOL_GPL(zsmod_malloc);
 
 /**
- * zsmod_free() - free an object
- * @pool: the pool it was allocated from
- * @handle: its handle; 0 is ignored
+ * zsmod_malloc() - allocate an object
+ * @pool: the pool
+ * @size: object size in bytes, 1 to zsmod_max_alloc_size()
+ * @gfp: flags for the page and slab allocations; __GFP_MOVABLE and
+ *	 __GFP_HIGHMEM apply to the pages only
+ * @handle: where the new object's handle is stored
  *
- * Frees the zspage once its last object is gone. An invalid handle is
- * refused with a warning under CONFIG_DEBUG_VM and changes nothing.
+ * Context: may sleep if @gfp allows it.
+ * Return: 0 on success; -EINVAL for a size of 0 or above the maximum;
+ * -ENOMEM when memory ran out, in which case nothing was allocated.
  */
-void zsmod_free(struct zsmod_pool *pool, unsigned long handle)
+int zsmod_malloc(struct zsmod_pool *pool, size_t size, gfp_t gfp,
+		 unsigned long *handle)
+{
+	return pool_malloc(pool, size, gfp, handle);
+}
+EXPORT_SYMBOL_GPL(zsmod_malloc);
+
+/* Inlined into zsmod_free() and into the zpool driver's callback. */
+static __always_inline void pool_free(struct zsmod_pool *pool,
+				      unsigned long handle)
 {
 	struct zsmod_handle_block *unused;
 	struct size_class *class;
@@ -1425,6 +1426,19 @@ void zsmod_free(struct zsmod_pool *pool, unsigned long handle)
 			schedule_delayed_work(&pool->compact_work,
 					      ZSMOD_AUTO_COMPACT_DELAY);
 	}
+}
+
+/**
+ * zsmod_free() - free an object
+ * @pool: the pool it was allocated from
+ * @handle: its handle; 0 is ignored
+ *
+ * Frees the zspage once its last object is gone. An invalid handle is
+ * refused with a warning under CONFIG_DEBUG_VM and changes nothing.
+ */
+void zsmod_free(struct zsmod_pool *pool, unsigned long handle)
+{
+	pool_free(pool, handle);
 }
 EXPORT_SYMBOL_GPL(zsmod_free);
 
@@ -1564,28 +1578,10 @@ static noinline void unmap_split_object(struct zsmod_map_area *area)
 	local_unlock(&zsmod_map_area.lock);
 }
 
-/**
- * zsmod_map_object() - get a kernel address for an object's bytes
- * @pool: the pool
- * @handle: the object's handle
- * @mm: ZSMOD_MM_RO, ZSMOD_MM_WO or ZSMOD_MM_RW
- *
- * An object within one page, or spanning two adjacent pages, is mapped in
- * place; one that spans two other pages is copied into a per-CPU buffer
- * (unless write-only) and copied back at unmap (unless read-only). Until
- * zsmod_unmap_object() the object cannot move, and the caller must not
- * sleep or map another object.
- *
- * The common case, an object mapped in place whose zspage no mover has
- * claimed, takes no lock: it pins the object (the mapper's half of the
- * handshake under "Locking") and checks that the handle still names it.
- * Everything else goes to map_object_slow().
- *
- * Context: disables preemption until zsmod_unmap_object().
- * Return: the object's address, or NULL for an invalid handle.
- */
-void *zsmod_map_object(struct zsmod_pool *pool, unsigned long handle,
-		       enum zsmod_mapmode mm)
+/* Inlined into zsmod_map_object() and into the zpool driver's callback. */
+static __always_inline void *pool_map(struct zsmod_pool *pool,
+				      unsigned long handle,
+				      enum zsmod_mapmode mm)
 {
 	struct size_class *class;
 	struct zpdesc *zpdesc;
@@ -1623,18 +1619,37 @@ void *zsmod_map_object(struct zsmod_pool *pool, unsigned long handle,
 	this_cpu_write(zsmod_map_area.kaddr, kaddr);
 	return kaddr + off + class->hdr_size;
 }
-EXPORT_SYMBOL_GPL(zsmod_map_object);
 
 /**
- * zsmod_unmap_object() - end the access begun by zsmod_map_object()
+ * zsmod_map_object() - get a kernel address for an object's bytes
  * @pool: the pool
- * @handle: the handle that was mapped
+ * @handle: the object's handle
+ * @mm: ZSMOD_MM_RO, ZSMOD_MM_WO or ZSMOD_MM_RW
  *
- * Copies a split object back from the per-CPU buffer unless it was
- * mapped read-only. A handle other than the one this CPU has mapped is
- * refused with a warning and changes nothing.
+ * An object within one page, or spanning two adjacent pages, is mapped in
+ * place; one that spans two other pages is copied into a per-CPU buffer
+ * (unless write-only) and copied back at unmap (unless read-only). Until
+ * zsmod_unmap_object() the object cannot move, and the caller must not
+ * sleep or map another object.
+ *
+ * The common case, an object mapped in place whose zspage no mover has
+ * claimed, takes no lock: it pins the object (the mapper's half of the
+ * handshake under "Locking") and checks that the handle still names it.
+ * Everything else goes to map_object_slow().
+ *
+ * Context: disables preemption until zsmod_unmap_object().
+ * Return: the object's address, or NULL for an invalid handle.
  */
-void zsmod_unmap_object(struct zsmod_pool *pool, unsigned long handle)
+void *zsmod_map_object(struct zsmod_pool *pool, unsigned long handle,
+		       enum zsmod_mapmode mm)
+{
+	return pool_map(pool, handle, mm);
+}
+EXPORT_SYMBOL_GPL(zsmod_map_object);
+
+/* Inlined into zsmod_unmap_object() and into the zpool driver's callback. */
+static __always_inline void pool_unmap(struct zsmod_pool *pool,
+				       unsigned long handle)
 {
 	/* this_cpu_read: with no mapping in progress we may be preemptible */
 	if (unlikely(this_cpu_read(zsmod_map_area.handle) != handle ||
@@ -1649,6 +1664,20 @@ void zsmod_unmap_object(struct zsmod_pool *pool, unsigned long handle)
 	this_cpu_write(zsmod_map_area.handle, 0);
 	unpin_object();
 	local_unlock(&zsmod_map_area.lock);
+}
+
+/**
+ * zsmod_unmap_object() - end the access begun by zsmod_map_object()
+ * @pool: the pool
+ * @handle: the handle that was mapped
+ *
+ * Copies a split object back from the per-CPU buffer unless it was
+ * mapped read-only. A handle other than the one this CPU has mapped is
+ * refused with a warning and changes nothing.
+ */
+void zsmod_unmap_object(struct zsmod_pool *pool, unsigned long handle)
+{
+	pool_unmap(pool, handle);
 }
 EXPORT_SYMBOL_GPL(zsmod_unmap_object);
 
@@ -2623,12 +2652,12 @@ static void zsmod_zpool_destroy(void *pool)
 static int zsmod_zpool_malloc(void *pool, size_t size, gfp_t gfp,
 			      unsigned long *handle)
 {
-	return zsmod_malloc(pool, size, gfp, handle);
+	return pool_malloc(pool, size, gfp, handle);
 }
 
 static void zsmod_zpool_free(void *pool, unsigned long handle)
 {
-	zsmod_free(pool, handle);
+	pool_free(pool, handle);
 }
 
 static void *zsmod_zpool_map(void *pool, unsigned long handle,
@@ -2647,12 +2676,12 @@ static void *zsmod_zpool_map(void *pool, unsigned long handle,
 		mm = ZSMOD_MM_RW;
 		break;
 	}
-	return zsmod_map_object(pool, handle, mm);
+	return pool_map(pool, handle, mm);
 }
 
 static void zsmod_zpool_unmap(void *pool, unsigned long handle)
 {
-	zsmod_unmap_object(pool, handle);
+	pool_unmap(pool, handle);
 }
 
 static u64 zsmod_zpool_total_pages(void *pool)
