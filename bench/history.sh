@@ -2,18 +2,21 @@
 # Benchmark several commits of the allocator with the current bench/ and
 # tabulate the key ratios to the in-kernel zsmalloc: which change moved what.
 #
-# usage: bench/history.sh [--rounds N] [--out FILE.md] REV...
+# usage: bench/history.sh [--rounds N] [--out FILE.md] [--reuse] REV...
 #   Each REV: bench/run.sh --rev REV --rounds N (default 3), results in
 #   out/bench/history/<sha>/; the table goes to FILE.md (default
 #   bench/results/history.md) and next to it as .csv.
+#   --reuse: a REV whose results are already in out/bench/history/<sha>/
+#   (from a run with the same bench/ and rounds) is not measured again.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
-rounds=3 out=$top/bench/results/history.md
+rounds=3 out=$top/bench/results/history.md reuse=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--rounds) rounds=$2; shift 2 ;;
 	--out) out=$2; shift 2 ;;
+	--reuse) reuse=1; shift ;;
 	-*) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 2 ;;
 	*) break ;;
 	esac
@@ -26,6 +29,11 @@ for rev in "$@"; do
 	d=$top/out/bench/history/$sha
 	mkdir -p "$d"
 	echo "=== $sha $(git log -1 --format=%s "$sha")"
+	if [ -n "$reuse" ] && [ -s "$d/e2e_summary.csv" ] && [ -s "$d/micro.csv" ]; then
+		echo "history: $sha: reusing $d"
+		dirs+=("$d")
+		continue
+	fi
 	./bench/run.sh --rev "$sha" --rounds "$rounds" --out "$d" >"$d/run.out" 2>&1 || {
 		echo "history: $sha failed, see $d/run.out" >&2; continue; }
 	git log -1 --format='%h %s' "$sha" >"$d/subject.txt"
