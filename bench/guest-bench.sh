@@ -8,21 +8,27 @@
 # end-to-end rounds, zsb_swap=disk swaps to the virtio disk, zsb_prof=1 adds
 # one profiled end-to-end run per backend after the rounds (zsmod_prof.ko,
 # sampling swap-out and swap-in only; "# prof BACKEND out|in COUNT FUNCTION"
-# lines; not part of any timing).
+# lines; not part of any timing), zsb_backends=a+b+c the zpools to compare
+# (default zsmalloc+zbud+zsmalloc_mod), zsb_tail=B one more backend whose
+# rounds all come after the others' in one pool that is never destroyed
+# (for z3fold, whose pool destroy splats in 6.12: see bench/README.md).
 # Every result goes to the TAP stream (the second serial port): "# e2e ..."
 # and "# micro ..." comment lines, one "ok"/"not ok" per step.
 rounds=${zsb_rounds:-5}
 [ "${zsb_e2e:-1}" = 0 ] && rounds=-1
 mib=${zsb_mib:-64}
 micro=${zsb_micro:-1}
-backends="zsmalloc zbud zsmalloc_mod"
+backends=$(echo "${zsb_backends:-zsmalloc+zbud+zsmalloc_mod}" | tr '+' ' ')
+nb=$(echo "$backends" | wc -w)
+tail_backend=${zsb_tail:-}
 corpus=/root/corpus,/bin/busybox
 bin=/root/bench/zsmod_swap
 cg=/sys/fs/cgroup/zsb
 
 prof=${zsb_prof:-0}
-plan=$(( (rounds + 1) * 3 + 2 ))
-[ "$prof" = 1 ] && plan=$((plan + 3))
+plan=$(( (rounds + 1) * nb + 2 ))
+[ -n "$tail_backend" ] && plan=$((plan + rounds + 1))
+[ "$prof" = 1 ] && plan=$((plan + nb))
 [ "$micro" = 1 ] && plan=$((plan + 1))
 [ "$micro" = 1 ] && [ "${zsb_frag:-0}" = 1 ] && plan=$((plan + 1))
 echo "TAP version 13"
@@ -91,7 +97,7 @@ r=0
 while [ $r -le "$rounds" ]; do
 	set -- $backends
 	k=0
-	while [ $k -lt $((r % 3)) ]; do
+	while [ $k -lt $((r % nb)) ]; do
 		b=$1; shift; set -- "$@" "$b"; k=$((k + 1))
 	done
 	pos=0
@@ -116,6 +122,19 @@ while [ $r -le "$rounds" ]; do
 	r=$((r + 1))
 done
 
+# --- the tail backend: all its rounds in one pool, never switched away from
+r=0
+while [ -n "$tail_backend" ] && [ $r -le "$rounds" ]; do
+	b=$tail_backend
+	got=$(use_backend "$b")
+	line=$($bin --cg $cg --mib "$mib" --corpus $corpus --tag "backend=$b round=$r pos=$((nb + 1))")
+	rc=$?
+	[ "$got" = "$b" ] || rc=9
+	echo "# $line zpool=$got"
+	result $rc "e2e $b round $r (tail)"
+	r=$((r + 1))
+done
+
 # --- profiled runs: where each backend's end-to-end run spends its time
 if [ "$prof" = 1 ]; then
 	modprobe zsmod_prof detail="${zsb_prof_detail:-}"
@@ -131,7 +150,7 @@ if [ "$prof" = 1 ]; then
 	done
 	rmmod zsmod_prof
 fi
-echo zsmalloc >/sys/module/zswap/parameters/zpool
+[ -z "$tail_backend" ] && echo zsmalloc >/sys/module/zswap/parameters/zpool
 
 # --- micro-benchmark module, fed with the same content stream
 if [ "$micro" = 1 ]; then

@@ -29,6 +29,16 @@
 #              per address in functions whose symbol contains S
 #   --frag     run the micro module a second time with fragment=1 (free
 #              memory cut into order-0 pieces first; see zsmod_bench.c)
+#   --kernel debug  the end-to-end rounds on the debug test kernel of
+#              kunit/build-kernel.sh (built if not cached, about 5 minutes)
+#              instead of the stock one, with z3fold as a fourth backend
+#              (Debian does not build it), measured after the others in one
+#              pool (destroying a z3fold pool splats in 6.12): swap on the
+#              virtio disk (that kernel has no brd), no micro module or
+#              profile; results go to
+#              bench/results/debug-kernel unless --out says otherwise.
+#              KASAN and lockdep slow everything: only ratios within the
+#              boot mean anything
 #   --rev REV  build the allocator (zsmalloc_mod.[ch], zpdesc.h, Kbuild) from
 #              commit REV instead of the working tree; bench/ always comes
 #              from the working tree. results.md records what was built.
@@ -38,7 +48,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 
 rounds=7 mib=64 micro_mib=32 micro_reps=9 swap=ram micro=1 mttcg=0 frag=0 prof=0 prof_detail= rev=
-results=$top/bench/results
+guest_kernel=stock results=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--rounds) rounds=$2; shift ;;
@@ -52,6 +62,7 @@ while [ $# -gt 0 ]; do
 	--profile) prof=1 ;;
 	--profile-detail) prof=1; prof_detail=$2; shift ;;
 	--rev) rev=$2; shift ;;
+	--kernel) guest_kernel=$2; shift ;;
 	--out) results=$2; shift ;;
 	*) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 2 ;;
 	esac
@@ -59,9 +70,28 @@ while [ $# -gt 0 ]; do
 done
 
 t_start=$SECONDS
+# the stock kernel's ABI names the corpus's .ko files in either case
 abi=${ABI:-$(./vm/abi.sh)}
-kdir=${KDIR:-/usr/src/linux-headers-$abi}
-kernel=/boot/vmlinuz-$abi
+backends=zsmalloc+zbud+zsmalloc_mod tail=
+case $guest_kernel in
+stock)
+	kdir=${KDIR:-/usr/src/linux-headers-$abi}
+	kernel=/boot/vmlinuz-$abi
+	kernel_name=$abi
+	results=${results:-$top/bench/results}
+	;;
+debug)
+	kdir=$(./kunit/build-kernel.sh -q)/build || {
+		echo "bench: the debug test kernel did not build" >&2; exit 1; }
+	kernel=$kdir/arch/x86/boot/bzImage
+	kernel_name="$(make -s -C "$kdir" kernelrelease) (debug test kernel, kunit/config)"
+	results=${results:-$top/bench/results/debug-kernel}
+	backends=zsmalloc+zbud+zsmalloc_mod tail=z3fold
+	swap=disk micro=0 mttcg=0 frag=0 prof=0
+	;;
+*)
+	echo "bench: --kernel stock or debug, not $guest_kernel" >&2; exit 2 ;;
+esac
 [ -f "$kernel" ] && [ -d "$kdir" ] || {
 	echo "bench: need $kernel and $kdir (make deps)" >&2; exit 1; }
 mkdir -p "$top/out/bench" "$results"
@@ -104,18 +134,23 @@ if [ ! -f "$corpus/.done" ]; then
 fi
 
 # --- 3. the guest
-echo "=== guest: $rounds rounds x {zsmalloc,zbud,zsmalloc_mod}, $mib MiB, swap on $swap"
+echo "=== guest: $rounds rounds x {${backends//+/,}}${tail:+, then $tail}, $mib MiB, swap on $swap"
 log=$work/guest.log
 tap=$work/guest.tap
 args=(--kernel "$kernel" --init-script bench/guest-bench.sh --icount
-	--mem 1G --smp 2 --timeout 1800 --modprobe brd
+	--mem 1G --smp 2 --timeout 3600
 	--ko "$bdir/zsmalloc_mod.ko" --ko "$bdir/bench/zsmod_bench.ko"
 	--ko "$bdir/bench/zsmod_prof.ko"
 	--files "$work/zsmod_swap:/root/bench/zsmod_swap"
 	--files "$corpus:/root/corpus" --log "$log"
 	--append "zsb_rounds=$rounds zsb_mib=$mib zsb_swap=$swap zsb_micro=$micro zsb_frag=$frag zsb_prof=$prof${prof_detail:+ zsb_prof_detail=$prof_detail}"
-	--append "zsb_micro_mib=$micro_mib zsb_micro_args=reps=$micro_reps")
-[ "$swap" = disk ] && args+=(--modprobe virtio_blk --disk 1G)
+	--append "zsb_micro_mib=$micro_mib zsb_micro_args=reps=$micro_reps zsb_backends=$backends${tail:+ zsb_tail=$tail}")
+if [ "$swap" = disk ]; then
+	args+=(--disk 1G)
+	[ "$guest_kernel" = stock ] && args+=(--modprobe virtio_blk)
+else
+	args+=(--modprobe brd)
+fi
 t_guest=$SECONDS
 ./vm/run-guest.sh "${args[@]}" || {
 	echo "bench: the guest run failed (log $log, tap $tap)" >&2; exit 1; }
@@ -146,10 +181,12 @@ fi
 	echo "commit=$(git rev-parse --short HEAD)"
 	echo "allocator built from the $src: zsmalloc_mod.c sha1=$(sha1sum "$bdir/zsmalloc_mod.c" | cut -c1-12) zpdesc.h sha1=$(sha1sum "$bdir/zpdesc.h" | cut -c1-12)"
 	[ -z "$rev" ] && echo "working tree status: $(git status --short zsmalloc_mod.c zsmalloc_mod.h zpdesc.h | tr '\n' ' ')"
-	echo "kernel=$abi"
+	echo "kernel=$kernel_name"
+	echo "guest_kernel=$guest_kernel"
+	echo "swap=$swap"
 	echo "qemu=$(qemu-system-x86_64 --version | head -1)"
 	echo "host=$(nproc) CPUs, $(uname -r)"
-	echo "command=bench/run.sh --rounds $rounds --mib $mib --micro-mib $micro_mib --micro-reps $micro_reps --swap $swap$([ $micro = 1 ] || echo ' --no-micro')$([ $mttcg = 1 ] && echo ' --mttcg')$([ $frag = 1 ] && echo ' --frag')$([ $prof = 1 ] && echo ' --profile')${rev:+ --rev $rev}"
+	echo "command=bench/run.sh$([ "$guest_kernel" = debug ] && echo ' --kernel debug') --rounds $rounds --mib $mib --micro-mib $micro_mib --micro-reps $micro_reps --swap $swap$([ $micro = 1 ] || echo ' --no-micro')$([ $mttcg = 1 ] && echo ' --mttcg')$([ $frag = 1 ] && echo ' --frag')$([ $prof = 1 ] && echo ' --profile')${rev:+ --rev $rev}"
 	echo "guest_wall_s=$guest_s"
 	echo "total_wall_s=$((SECONDS - t_start))"
 } >"$work/meta.txt"
