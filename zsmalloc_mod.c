@@ -328,6 +328,12 @@ MODULE_PARM_DESC(auto_compact,
 static const struct movable_operations zsmod_mops;
 #endif
 
+/* The caller's gfp for our slab objects: those two flags are for pages. */
+static gfp_t slab_gfp(gfp_t gfp)
+{
+	return gfp & ~(__GFP_HIGHMEM | __GFP_MOVABLE);
+}
+
 /* ---- object locations ------------------------------------------------ */
 
 static unsigned long obj_encode(struct zpdesc *zpdesc, unsigned int idx,
@@ -753,8 +759,7 @@ static struct zspage *alloc_zspage(struct zsmod_pool *pool,
 	struct zspage *zsp;
 	unsigned int i;
 
-	zsp = kmem_cache_zalloc(zsmod_zspage_cache,
-				gfp & ~(__GFP_HIGHMEM | __GFP_MOVABLE));
+	zsp = kmem_cache_zalloc(zsmod_zspage_cache, slab_gfp(gfp));
 	if (!zsp)
 		return NULL;
 
@@ -991,8 +996,7 @@ static struct zsmod_handle_block *handle_block_alloc(gfp_t gfp)
 	struct zsmod_handle_block *blk;
 	unsigned int i;
 
-	blk = kmem_cache_alloc(zsmod_handle_block_cache,
-			       gfp & ~(__GFP_HIGHMEM | __GFP_MOVABLE));
+	blk = kmem_cache_alloc(zsmod_handle_block_cache, slab_gfp(gfp));
 	if (!blk)
 		return NULL;
 	INIT_LIST_HEAD(&blk->list);
