@@ -602,23 +602,23 @@ struct knob {
 	long saved;
 };
 
-static struct knob fi_knobs[] = {
-	{ "fail_page_alloc", "probability", KT_UL },
-	{ "fail_page_alloc", "interval", KT_UL },
-	{ "fail_page_alloc", "times", KT_ATOMIC },
-	{ "fail_page_alloc", "space", KT_ATOMIC },
-	{ "fail_page_alloc", "verbose", KT_UL },
-	{ "fail_page_alloc", "task-filter", KT_BOOL },
-	{ "fail_page_alloc", "min-order", KT_U32 },
-	{ "fail_page_alloc", "ignore-gfp-wait", KT_BOOL },
-	{ "fail_page_alloc", "ignore-gfp-highmem", KT_BOOL },
-	{ "failslab", "probability", KT_UL },
-	{ "failslab", "verbose", KT_UL },
-	{ "failslab", "task-filter", KT_BOOL },
-};
-
 enum { K_PROB, K_INTERVAL, K_TIMES, K_SPACE, K_VERBOSE, K_TASKF, K_MINORDER,
-	K_IGN_WAIT, K_IGN_HIGH, K_SLAB_PROB, K_SLAB_VERBOSE, K_SLAB_TASKF };
+	K_IGN_WAIT, K_IGN_HIGH, K_SLAB_PROB, K_SLAB_VERBOSE, K_SLAB_TASKF, NR_KNOBS };
+
+static struct knob fi_knobs[NR_KNOBS] = {
+	[K_PROB]	 = { "fail_page_alloc", "probability", KT_UL },
+	[K_INTERVAL]	 = { "fail_page_alloc", "interval", KT_UL },
+	[K_TIMES]	 = { "fail_page_alloc", "times", KT_ATOMIC },
+	[K_SPACE]	 = { "fail_page_alloc", "space", KT_ATOMIC },
+	[K_VERBOSE]	 = { "fail_page_alloc", "verbose", KT_UL },
+	[K_TASKF]	 = { "fail_page_alloc", "task-filter", KT_BOOL },
+	[K_MINORDER]	 = { "fail_page_alloc", "min-order", KT_U32 },
+	[K_IGN_WAIT]	 = { "fail_page_alloc", "ignore-gfp-wait", KT_BOOL },
+	[K_IGN_HIGH]	 = { "fail_page_alloc", "ignore-gfp-highmem", KT_BOOL },
+	[K_SLAB_PROB]	 = { "failslab", "probability", KT_UL },
+	[K_SLAB_VERBOSE] = { "failslab", "verbose", KT_UL },
+	[K_SLAB_TASKF]	 = { "failslab", "task-filter", KT_BOOL },
+};
 
 static void *knob_ptr(const char *dir, const char *name)
 {
