@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "kselftest.h"
+#include "zsmod_ksft.h"
 #include "zsmod_util.h"
 #include "zsmod_workload.h"
 
@@ -51,14 +52,7 @@ int main(int argc, char **argv)
 	struct wl_job j;
 	pid_t comp;
 
-	ksft_print_header();
-	ksft_set_plan(6);
-	ksft_print_msg("backend %s\n", backend);
-
-	err = setup_zswap(backend);
-	if (err)
-		ksft_exit_fail_msg("zswap refused backend %s: %s\n", backend, strerror(-err));
-	ksft_test_result_pass("zswap uses %s\n", backend);
+	begin_backend_test(backend, 6);
 
 	err = wl_start(&j, &p);
 	if (err) {

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "kselftest.h"
+#include "zsmod_ksft.h"
 #include "zsmod_util.h"
 #include "zsmod_workload.h"
 
@@ -26,14 +27,7 @@ int main(int argc, char **argv)
 	long stored, zswapped, bad, objs = -1;
 	int err;
 
-	ksft_print_header();
-	ksft_set_plan(7);
-	ksft_print_msg("backend %s\n", backend);
-
-	err = setup_zswap(backend);
-	if (err)
-		ksft_exit_fail_msg("zswap refused backend %s: %s\n", backend, strerror(-err));
-	ksft_test_result_pass("zswap uses %s\n", backend);
+	begin_backend_test(backend, 7);
 
 	err = wl_start(&j, &p);
 	ksft_test_result(!err, "workload filled %ld MiB in a %ld MiB memcg\n",
