@@ -7,6 +7,14 @@
  * rise, our object count must still match zswap's entries, and the data
  * must come back intact.
  *
+ * Compaction only migrates pages below the point where its two scanners
+ * meet, about the middle of a zone. Early in a boot the pool's pages may
+ * all lie above it, and then the compactions at rest migrate none of them
+ * (seen when this test ran first in a boot: pages_migrated 0 -> 0, with
+ * thousands migrated while reading back). So pages_migrated is judged over
+ * both phases; each phase's share is printed. KUnit's test_migrate_pages
+ * migrates chosen pages of ours at rest, deterministically.
+ *
  * usage: migrate [-b zpool-type]   (default zsmalloc_mod)
  */
 #define _GNU_SOURCE
@@ -75,14 +83,12 @@ int main(int argc, char **argv)
 		ksft_print_msg("pages_migrated %ld -> %ld, migrate_aborted %ld\n", mig0, mig1,
 			       zsmod_stat(pool, "migrate_aborted"));
 		ksft_print_msg("vmstat pgmigrate_success +%ld\n", vm1 - vm0);
-		ksft_test_result(mig1 > mig0, "%d compactions migrated our pages\n", ROUNDS);
 		/* Idle or not (reclaim may add entries), none may go missing. */
 		ksft_test_result(zsmod_objs_match_zswap(pool, &used1, &stored),
 				 "no object lost by migration: objs_used %ld == stored_pages %ld\n",
 				 used1, stored);
 	} else {
 		ksft_print_msg("pgmigrate_success +%ld\n", vm1 - vm0);
-		ksft_test_result_skip("compactions migrated our pages (backend %s)\n", backend);
 		ksft_test_result_skip("objects survive migration (backend %s)\n", backend);
 	}
 
@@ -90,12 +96,16 @@ int main(int argc, char **argv)
 	bad = wl_verify(&j);
 	kill(comp, SIGKILL);
 	waitpid(comp, NULL, 0);
-	if (ours) {
-		mig2 = zsmod_stat(pool, "pages_migrated");
-		ksft_print_msg("pages_migrated while reading back: %ld -> %ld\n", mig1, mig2);
-	}
 	ksft_test_result(bad == 0, "data intact, read back under compaction (%ld bad pages)\n",
 			 bad);
+	if (ours) {
+		mig2 = zsmod_stat(pool, "pages_migrated");
+		ksft_test_result(mig2 > mig0,
+				 "compaction migrated our pages: %ld at rest, %ld while reading back\n",
+				 mig1 - mig0, mig2 - mig1);
+	} else {
+		ksft_test_result_skip("compaction migrated our pages (backend %s)\n", backend);
+	}
 
 	for (i = 0; i < ROUNDS; i++)
 		compact();
