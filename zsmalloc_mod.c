@@ -980,6 +980,12 @@ static unsigned long free_handle_word(unsigned int next)
 	       (unsigned long)ZSMOD_DEAD_CLASS << OBJ_IDX_BITS;
 }
 
+/* The next free slot that a free handle slot's word names. */
+static unsigned int free_handle_next(unsigned long word)
+{
+	return word >> OBJ_PFN_SHIFT;
+}
+
 static struct zsmod_handle_block *handle_block(unsigned long handle)
 {
 	return (void *)(handle & ~(unsigned long)(ZSMOD_HANDLE_BLOCK_SIZE - 1));
@@ -1061,7 +1067,7 @@ class_take_handle(struct size_class *class, struct zsmod_handle_block **spare)
 		class->nr_handle_blocks++;
 	}
 	idx = blk->free;
-	blk->free = blk->slot[idx] >> OBJ_PFN_SHIFT;
+	blk->free = free_handle_next(blk->slot[idx]);
 	if (++blk->inuse == ZSMOD_HANDLES_PER_BLOCK)
 		list_del(&blk->list);
 	class->handles_used++;
