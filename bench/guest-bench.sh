@@ -74,6 +74,17 @@ use_backend() {
 	echo 3 >/proc/sys/vm/drop_caches
 }
 
+# slab_caches B: name prefixes of backend B's own slab caches (zbud has
+# none: its header lives in the page)
+slab_caches() {
+	case $1 in
+	zsmalloc) echo zs_handle,zspage ;;
+	zsmalloc_mod) echo zsmod_ ;;
+	z3fold) echo z3fold_ ;;
+	*) echo - ;;
+	esac
+}
+
 # run_micro PREFIX TEXT [PARAM...]: load the micro-benchmark module with
 # PARAMs, print its results with "micro " turned into PREFIX, report TEXT
 run_micro() {
@@ -111,7 +122,8 @@ while [ $r -le "$rounds" ]; do
 			[ -n "$d" ] && peak="--peak-copy ${d}classes /tmp/peak-classes"
 		fi
 		# shellcheck disable=SC2086
-		line=$($bin --cg $cg --mib "$mib" --corpus $corpus --tag "backend=$b round=$r pos=$pos" $peak)
+		line=$($bin --cg $cg --mib "$mib" --corpus $corpus --tag "backend=$b round=$r pos=$pos" \
+			--slab "$(slab_caches "$b")" $peak)
 		rc=$?
 		[ -n "$peak" ] && [ -r /tmp/peak-classes ] &&
 			sed 's/^/# peak-classes /' /tmp/peak-classes
@@ -127,7 +139,8 @@ r=0
 while [ -n "$tail_backend" ] && [ $r -le "$rounds" ]; do
 	b=$tail_backend
 	got=$(use_backend "$b")
-	line=$($bin --cg $cg --mib "$mib" --corpus $corpus --tag "backend=$b round=$r pos=$((nb + 1))")
+	line=$($bin --cg $cg --mib "$mib" --corpus $corpus --tag "backend=$b round=$r pos=$((nb + 1))" \
+		--slab "$(slab_caches "$b")")
 	rc=$?
 	[ "$got" = "$b" ] || rc=9
 	echo "# $line zpool=$got"

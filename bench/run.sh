@@ -18,7 +18,7 @@
 #      sometimes oopses)
 #   5. bench/report.py: CSV, results.md and gnuplot PNGs in bench/results/
 #
-# usage: bench/run.sh [--rounds N] [--mib M] [--micro-mib M] [--micro-reps N]
+# usage: bench/run.sh [--rounds N] [--mib M] [--mem SIZE] [--micro-mib M] [--micro-reps N]
 #                     [--swap ram|disk] [--no-micro] [--mttcg] [--frag] [--profile]
 #                     [--profile-detail S] [--rev REV]
 #                     [--out DIR]
@@ -47,12 +47,13 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 
-rounds=7 mib=64 micro_mib=32 micro_reps=9 swap=ram micro=1 mttcg=0 frag=0 prof=0 prof_detail= rev=
+rounds=7 mib=64 mem=1G micro_mib=32 micro_reps=9 swap=ram micro=1 mttcg=0 frag=0 prof=0 prof_detail= rev=
 guest_kernel=stock results=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--rounds) rounds=$2; shift ;;
 	--mib) mib=$2; shift ;;
+	--mem) mem=$2; shift ;;
 	--micro-mib) micro_mib=$2; shift ;;
 	--micro-reps) micro_reps=$2; shift ;;
 	--swap) swap=$2; shift ;;
@@ -138,13 +139,14 @@ echo "=== guest: $rounds rounds x {${backends//+/,}}${tail:+, then $tail}, $mib 
 log=$work/guest.log
 tap=$work/guest.tap
 args=(--kernel "$kernel" --init-script bench/guest-bench.sh --icount
-	--mem 1G --smp 2 --timeout 3600
+	--mem "$mem" --smp 2 --timeout 3600
 	--ko "$bdir/zsmalloc_mod.ko" --ko "$bdir/bench/zsmod_bench.ko"
 	--ko "$bdir/bench/zsmod_prof.ko"
 	--files "$work/zsmod_swap:/root/bench/zsmod_swap"
 	--files "$corpus:/root/corpus" --log "$log"
 	--append "zsb_rounds=$rounds zsb_mib=$mib zsb_swap=$swap zsb_micro=$micro zsb_frag=$frag zsb_prof=$prof${prof_detail:+ zsb_prof_detail=$prof_detail}"
-	--append "zsb_micro_mib=$micro_mib zsb_micro_args=reps=$micro_reps zsb_backends=$backends${tail:+ zsb_tail=$tail}")
+	--append "zsb_micro_mib=$micro_mib zsb_micro_args=reps=$micro_reps zsb_backends=$backends${tail:+ zsb_tail=$tail}"
+	--append slab_nomerge)	# the backends' slab caches apart, for meta_bytes
 if [ "$swap" = disk ]; then
 	args+=(--disk 1G)
 	[ "$guest_kernel" = stock ] && args+=(--modprobe virtio_blk)
@@ -183,10 +185,11 @@ fi
 	[ -z "$rev" ] && echo "working tree status: $(git status --short zsmalloc_mod.c zsmalloc_mod.h zpdesc.h | tr '\n' ' ')"
 	echo "kernel=$kernel_name"
 	echo "guest_kernel=$guest_kernel"
+	echo "guest_mem=$mem"
 	echo "swap=$swap"
 	echo "qemu=$(qemu-system-x86_64 --version | head -1)"
 	echo "host=$(nproc) CPUs, $(uname -r)"
-	echo "command=bench/run.sh$([ "$guest_kernel" = debug ] && echo ' --kernel debug') --rounds $rounds --mib $mib --micro-mib $micro_mib --micro-reps $micro_reps --swap $swap$([ $micro = 1 ] || echo ' --no-micro')$([ $mttcg = 1 ] && echo ' --mttcg')$([ $frag = 1 ] && echo ' --frag')$([ $prof = 1 ] && echo ' --profile')${rev:+ --rev $rev}"
+	echo "command=bench/run.sh$([ "$guest_kernel" = debug ] && echo ' --kernel debug') --rounds $rounds --mib $mib$([ "$mem" = 1G ] || echo " --mem $mem") --micro-mib $micro_mib --micro-reps $micro_reps --swap $swap$([ $micro = 1 ] || echo ' --no-micro')$([ $mttcg = 1 ] && echo ' --mttcg')$([ $frag = 1 ] && echo ' --frag')$([ $prof = 1 ] && echo ' --profile')${rev:+ --rev $rev}"
 	echo "guest_wall_s=$guest_s"
 	echo "total_wall_s=$((SECONDS - t_start))"
 } >"$work/meta.txt"

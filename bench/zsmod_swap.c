@@ -12,7 +12,9 @@
  *	file SRC (say a pool's debugfs classes table) to DST at that moment.
  *	With --prof DIR (the debugfs directory of bench/zsmod_prof.ko), runs
  *	that profiler during swap-out and during swap-in only, and copies its
- *	reports to /tmp/prof-out and /tmp/prof-in.
+ *	reports to /tmp/prof-out and /tmp/prof-in. With --slab P1,P2..., also
+ *	reports as meta_bytes the slab pages held at that moment by the caches
+ *	whose names start with one of the prefixes (the backend's own).
  *
  *   zsmod_swap --dump FILE --mib N --corpus PATH[,PATH...]
  *	Write the first N MiB of the same content stream to FILE (the input
@@ -220,6 +222,36 @@ static void zsw_read(long long *v)
 	}
 }
 
+/*
+ * Bytes of slab pages held by the caches whose names start with one of the
+ * comma-separated @prefixes: what a backend needs besides its pool pages
+ * (handles, zspage descriptors). Apart from other caches only with
+ * slab_nomerge, which run.sh puts on the guest's command line. Counted at
+ * the peak, whole: slabs an earlier run emptied are reused by this one.
+ */
+static long long slab_bytes(const char *prefixes)
+{
+	FILE *f = fopen("/proc/slabinfo", "r");
+	char line[512], name[128], pre[256], *tok, *save;
+	unsigned long perslab, pages, active, slabs;
+	long long sum = 0;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		/* name active num objsize perslab pages : tunables .. : slabdata a n s */
+		if (sscanf(line, "%127s %*u %*u %*u %lu %lu : tunables %*u %*u %*u : slabdata %lu %lu",
+			   name, &perslab, &pages, &active, &slabs) != 5)
+			continue;
+		snprintf(pre, sizeof(pre), "%s", prefixes);
+		for (tok = strtok_r(pre, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
+			if (!strncmp(name, tok, strlen(tok)))
+				sum += (long long)slabs * pages * PG;
+	}
+	fclose(f);
+	return sum;
+}
+
 static void corpus_init(char *list)
 {
 	char *tok;
@@ -291,10 +323,12 @@ static void prof_phase(const char *dir, const char *report)
 int main(int argc, char **argv)
 {
 	const char *peak_src = NULL, *peak_dst = NULL, *prof = NULL;
+	const char *slab_prefixes = NULL;
 	const char *cg = NULL, *out = NULL, *tag = "-";
 	char *corpus = NULL, path[512], pid[32];
 	unsigned long mib = 32, npages, i, bad = 0;
 	long long z0[NZSW], z1[NZSW], z2[NZSW], cur0, cur1, zswapped, zswap_b;
+	long long meta;
 	unsigned long long *hash, t0, t1, t2, t3, t4;
 	unsigned long touch = 0;
 	char *buf;
@@ -320,12 +354,14 @@ int main(int argc, char **argv)
 			tag = argv[a + 1];
 		else if (!strcmp(argv[a], "--dump"))
 			out = argv[a + 1];
+		else if (!strcmp(argv[a], "--slab"))
+			slab_prefixes = argv[a + 1];
 		else
 			break;
 	}
 	if (a != argc || !corpus || !mib || (!cg == !out)) {
 		fprintf(stderr,
-			"usage: zsmod_swap (--cg DIR | --dump FILE) --mib N --corpus PATHS [--tag T] [--peak-copy SRC DST]\n");
+			"usage: zsmod_swap (--cg DIR | --dump FILE) --mib N --corpus PATHS [--tag T] [--peak-copy SRC DST] [--slab PREFIXES]\n");
 		return 2;
 	}
 	corpus_init(corpus);
@@ -365,6 +401,7 @@ int main(int argc, char **argv)
 
 	/* Density, read while we still hold the data. */
 	zsw_read(z1);
+	meta = slab_prefixes ? slab_bytes(slab_prefixes) : 0;
 	snprintf(path, sizeof(path), "%s/memory.current", cg);
 	cur1 = read_num(path);
 	snprintf(path, sizeof(path), "%s/memory.stat", cg);
@@ -394,6 +431,7 @@ int main(int argc, char **argv)
 	       zswapped, zswap_b, bad, touch);
 	/* stored_pages and pool size: held minus before; rejects etc.: whole run */
 	printf(" stored_pages=%lld pool_bytes=%lld", z1[0] - z0[0], z1[1] - z0[1]);
+	printf(" meta_bytes=%lld", meta);
 	for (k = 2; k < NZSW; k++)
 		printf(" %s=%lld", zsw_keys[k], z2[k] - z0[k]);
 	printf(" left_stored=%lld left_pool=%lld\n", z2[0] - z0[0], z2[1] - z0[1]);
