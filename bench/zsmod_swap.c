@@ -229,6 +229,9 @@ static void zsw_read(long long *v)
  * slab_nomerge, which run.sh puts on the guest's command line. Counted at
  * the peak, whole: slabs an earlier run emptied are reused by this one.
  */
+#define SLABINFO_FMT \
+	"%127s %*u %*u %*u %lu %lu : tunables %*u %*u %*u : slabdata %lu %lu"
+
 static long long slab_bytes(const char *prefixes)
 {
 	FILE *f = fopen("/proc/slabinfo", "r");
@@ -240,8 +243,8 @@ static long long slab_bytes(const char *prefixes)
 		return -1;
 	while (fgets(line, sizeof(line), f)) {
 		/* name active num objsize perslab pages : tunables .. : slabdata a n s */
-		if (sscanf(line, "%127s %*u %*u %*u %lu %lu : tunables %*u %*u %*u : slabdata %lu %lu",
-			   name, &perslab, &pages, &active, &slabs) != 5)
+		if (sscanf(line, SLABINFO_FMT, name, &perslab, &pages, &active,
+			   &slabs) != 5)
 			continue;
 		snprintf(pre, sizeof(pre), "%s", prefixes);
 		for (tok = strtok_r(pre, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
