@@ -405,7 +405,10 @@ def markdown(meta, rows, summ, mrows, dens, corpus, config, other, outdir):
                  ". Density counting them too (stored bytes / (pool + those bytes)), "
                  "ratio to zsmalloc: " + "; ".join(
                      "%s %sx" % (b, fmt(summ[b]["density_all_ratio"]))
-                     for b in BACKENDS if b in summ) + ".\n")
+                     for b in BACKENDS if b in summ) + "." +
+                 (" On this kernel KASAN's redzones and quarantine (freed objects held "
+                  "back) inflate every slab figure, the most for backends that free "
+                  "slab objects often." if debug else "") + "\n")
     L.append("Rejects by kind (median per run): " + "; ".join(
         "%s: %s" % (b, ", ".join("%s %d" % (k.replace("reject_", ""), summ[b][k])
                                   for k in REJECTS if summ[b][k]) or "none")
