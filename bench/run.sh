@@ -165,13 +165,13 @@ if [ "$mttcg" = 1 ] && [ "$micro" = 1 ]; then
 	# wall clock on a shared host wanders from boot to boot: several boots
 	mt_raw=$results/raw-mttcg.txt
 	: >"$mt_raw"
+	margs=()
+	for a in "${args[@]}"; do
+		[ "$a" = --icount ] || margs+=("$a")
+	done
 	for b in $(seq 1 "$mttcg_boots"); do
 		echo "=== guest 2.$b: micro only, --mttcg without -icount (parallel vCPUs)"
 		mlog=$work/guest-mttcg-$b.log
-		margs=()
-		for a in "${args[@]}"; do
-			[ "$a" = --icount ] || margs+=("$a")
-		done
 		if ./vm/run-guest.sh "${margs[@]}" --mttcg --log "$mlog" \
 			--append "zsb_e2e=0 zsb_micro_args=reps=$((micro_reps + 6))"; then
 			echo "# mttcg-boot $b" >>"$mt_raw"

@@ -229,22 +229,21 @@ static void zsw_read(long long *v)
  * slab_nomerge, which run.sh puts on the guest's command line. Counted at
  * the peak, whole: slabs an earlier run emptied are reused by this one.
  */
+/* name active num objsize perslab pages : tunables .. : slabdata active num shared */
 #define SLABINFO_FMT \
-	"%127s %*u %*u %*u %lu %lu : tunables %*u %*u %*u : slabdata %lu %lu"
+	"%127s %*u %*u %*u %*u %lu : tunables %*u %*u %*u : slabdata %*u %lu"
 
 static long long slab_bytes(const char *prefixes)
 {
 	FILE *f = fopen("/proc/slabinfo", "r");
 	char line[512], name[128], pre[256], *tok, *save;
-	unsigned long perslab, pages, active, slabs;
+	unsigned long pages, slabs;
 	long long sum = 0;
 
 	if (!f)
 		return -1;
 	while (fgets(line, sizeof(line), f)) {
-		/* name active num objsize perslab pages : tunables .. : slabdata a n s */
-		if (sscanf(line, SLABINFO_FMT, name, &perslab, &pages, &active,
-			   &slabs) != 5)
+		if (sscanf(line, SLABINFO_FMT, name, &pages, &slabs) != 3)
 			continue;
 		snprintf(pre, sizeof(pre), "%s", prefixes);
 		for (tok = strtok_r(pre, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
