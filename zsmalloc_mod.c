@@ -25,14 +25,21 @@
  *	set, and guards the per-CPU copy buffer used for objects that span
  *	two pages that are not adjacent. Never nested with a page lock;
  *	map's slow path takes the class lock inside it.
+ *  zsmod_free_batch.lock (per CPU and pool, spinlock)
+ *	Protects the frees queued on that CPU (see "Freeing in batches").
+ *	Taken by frees, mostly on their own CPU's, and by whoever runs the
+ *	queues of every CPU, one CPU's at a time; the class lock is taken
+ *	inside it. Never nested with the map area lock.
  *  size_class->lock (spinlock)
  *	Protects the class's fullness lists and statistics, the inuse,
  *	freeobj and fullness of each of its zspages, their page chains,
  *	the bytes of its objects while they move, and the location stored
  *	in the handle of each of its objects: a location is only ever
- *	rewritten under this lock. Also the class's handle blocks: their
- *	list, free lists and counts. Since a handle's location encodes its
- *	class, free and map find the right lock without any pool-wide lock.
+ *	rewritten under this lock, but for the OBJ_FREEING mark that a free
+ *	sets with cmpxchg and that a mover keeps. Also the class's handle
+ *	blocks: their list, free lists and counts. Since a handle's
+ *	location encodes its class, free and map find the right lock
+ *	without any pool-wide lock.
  *  zsmod_map_area.obj (per-CPU pin, not a lock) and size_class->moving
  *	A mapper publishes the location of the object it maps in its CPU's
  *	map area, from map to unmap, and checks after a full barrier that
@@ -110,13 +117,18 @@
 #endif
 
 #define OBJ_IDX_BITS		12
-#define OBJ_CLASS_BITS		8
+#define OBJ_CLASS_BITS		9
 #define OBJ_PFN_SHIFT		(OBJ_IDX_BITS + OBJ_CLASS_BITS)
 #define OBJ_IDX_MASK		((1UL << OBJ_IDX_BITS) - 1)
 #define OBJ_CLASS_MASK		((1UL << OBJ_CLASS_BITS) - 1)
+/*
+ * The top class bit is no class's: a handle whose free is queued has it
+ * set in its location (see "Freeing in batches"), and free handle slots
+ * carry OBJ_CLASS_MASK.
+ */
+#define OBJ_FREEING		(1UL << (OBJ_PFN_SHIFT - 1))
 static_assert(ZSMOD_MAX_OBJS_PER_ZSPAGE <= (1UL << OBJ_IDX_BITS));
-/* OBJ_CLASS_MASK itself is no class: free handle slots carry it */
-static_assert(ZSMOD_NR_CLASSES <= OBJ_CLASS_MASK);
+static_assert(ZSMOD_NR_CLASSES <= (1UL << (OBJ_CLASS_BITS - 1)));
 static_assert(MAX_POSSIBLE_PHYSMEM_BITS - PAGE_SHIFT + OBJ_PFN_SHIFT <=
 	      BITS_PER_LONG);
 /* Class sizes are multiples of 16, so an 8-byte header never spans. */
@@ -164,6 +176,23 @@ static_assert(ZSMOD_CLASS_DELTA % ZSMOD_HANDLE_SIZE == 0);
  */
 #define ZSMOD_RARE_POOL_PAGES	1024
 #define ZSMOD_RARE_BORROW_BYTES	1024
+
+/*
+ * Freeing in batches: a free marks its handle freed at once (OBJ_FREEING
+ * in the location, so that map and a second free refuse it) and queues
+ * it on its CPU, per class. Once a class has ZSMOD_FREE_BATCH queued there
+ * they are freed together if the class lock is free; at
+ * ZSMOD_FREE_BATCH_MAX the free waits for it. One lock round trip per
+ * batch keeps the class's cache lines on one CPU for a while, and a CPU
+ * that finds the lock taken goes on queueing instead of spinning. Queued
+ * objects still hold their slots and pages, for at most
+ * ZSMOD_FREE_DRAIN_DELAY: then a worker frees every queue of the pool, as
+ * do compaction, the pool's statistics and destroy. A malloc that finds
+ * its class full runs the class's queued frees before it grows the pool.
+ */
+#define ZSMOD_FREE_BATCH	8
+#define ZSMOD_FREE_BATCH_MAX	16
+#define ZSMOD_FREE_DRAIN_DELAY	(HZ / 10)
 
 enum zsmod_fullness {
 	ZS_INUSE_RATIO_0,
@@ -229,6 +258,29 @@ struct zsmod_handle_block {
 	 sizeof(unsigned long))
 static_assert(ZSMOD_HANDLES_PER_BLOCK == 60);
 
+/**
+ * struct zsmod_class_frees - frees of one class queued on one CPU
+ * @nr: handles queued
+ * @handle: the handles, each marked OBJ_FREEING
+ */
+struct zsmod_class_frees {
+	unsigned int nr;
+	unsigned long handle[ZSMOD_FREE_BATCH_MAX];
+};
+
+/**
+ * struct zsmod_free_batch - the frees queued on one CPU, per pool
+ * @lock: protects the rest; taken by frees on this CPU, and by whoever
+ *	  frees the queues of all CPUs
+ * @queued: handles queued over all classes
+ * @class: by position in zsmod_pool.classes[]
+ */
+struct zsmod_free_batch {
+	spinlock_t lock;	/* see above */
+	unsigned int queued;
+	struct zsmod_class_frees class[];
+};
+
 struct zspage {
 	u8 magic;
 	u8 fullness;
@@ -269,6 +321,9 @@ struct zsmod_pool {
 	/* jiffies before which background compaction waits: frees go on */
 	unsigned long compact_after;
 	struct work_struct free_work;
+	/* per CPU: frees queued, see "Freeing in batches" */
+	struct zsmod_free_batch __percpu *free_batch;
+	struct delayed_work drain_work;
 	struct shrinker *shrinker;
 	struct dentry *debugfs_dir;
 };
@@ -372,6 +427,21 @@ static void handle_set_obj(unsigned long handle, unsigned long obj)
 {
 	/* a mapper that reads the new location sees the bytes copied there */
 	smp_store_release((unsigned long *)handle, obj);
+}
+
+/*
+ * Rewrite the location of an object that moved. Context: its class lock
+ * held. A free may mark the handle meanwhile (it does not take the
+ * class lock): its mark stays.
+ */
+static void handle_move_obj(unsigned long handle, unsigned long obj)
+{
+	unsigned long *slot = (unsigned long *)handle;
+	unsigned long old = READ_ONCE(*slot);
+
+	/* a full barrier, so also a release for the mappers */
+	while (!try_cmpxchg(slot, &old, obj | (old & OBJ_FREEING)))
+		;
 }
 
 static unsigned int class_idx_for_size(size_t size)
@@ -1177,6 +1247,36 @@ static struct size_class *handle_class(struct zsmod_pool *pool,
 }
 
 /**
+ * handle_mark_freeing() - mark a live handle freed, its free queued
+ * @pool: the pool
+ * @handle: the handle
+ *
+ * From now on map and free refuse the handle, as they refuse a free slot;
+ * its object and slot stay allocated until its queued free runs.
+ *
+ * Return: the class of its object, or NULL if @handle is not live (a
+ * double free, or garbage).
+ */
+static struct size_class *handle_mark_freeing(struct zsmod_pool *pool,
+					      unsigned long handle)
+{
+	unsigned long *slot = (unsigned long *)handle;
+	struct size_class *class;
+	unsigned long obj;
+
+	if (unlikely(!handle_plausible(pool, handle)))
+		return NULL;
+	obj = READ_ONCE(*slot);
+	do {
+		/* freeing and free slots lead to zsmod_no_class */
+		class = pool->obj_class[obj_class_idx(obj)];
+		if (class == &zsmod_no_class)
+			return NULL;
+	} while (!try_cmpxchg(slot, &obj, obj | OBJ_FREEING));
+	return class;
+}
+
+/**
  * obj_matches_handle() - does @obj really hold @handle's object?
  * @pool: the pool
  * @class: the class, whose lock is held or whose object is pinned
@@ -1347,6 +1447,10 @@ static unsigned long malloc_in_new_zspage(struct zsmod_pool *pool,
 	return handle;
 }
 
+static unsigned long flush_queued_frees(struct zsmod_pool *pool,
+					struct size_class *class,
+					unsigned long *released);
+
 /* Inlined into zsmod_malloc() and into the zpool driver's callback. */
 static __always_inline int pool_malloc(struct zsmod_pool *pool, size_t size,
 				       gfp_t gfp, unsigned long *handle)
@@ -1361,6 +1465,9 @@ static __always_inline int pool_malloc(struct zsmod_pool *pool, size_t size,
 
 	class = pool->size_class[class_idx_for_size(size + ZSMOD_HANDLE_SIZE)];
 	h = malloc_in_class(class, &spare);
+	/* frees queued in the class come before growing it */
+	if (!h && flush_queued_frees(pool, class, NULL))
+		h = malloc_in_class(class, &spare);
 	if (!h)
 		h = malloc_borrow_slot(pool, class, &spare);
 	if (!h)
@@ -1391,51 +1498,159 @@ int zsmod_malloc(struct zsmod_pool *pool, size_t size, gfp_t gfp,
 }
 EXPORT_SYMBOL_GPL(zsmod_malloc);
 
+/* Ask for background compaction of a pool, after frees pause. */
+static void schedule_auto_compact(struct zsmod_pool *pool)
+{
+	WRITE_ONCE(pool->compact_after, jiffies + ZSMOD_AUTO_COMPACT_DELAY);
+	if (!delayed_work_pending(&pool->compact_work))
+		schedule_delayed_work(&pool->compact_work,
+				      ZSMOD_AUTO_COMPACT_DELAY);
+}
+
+/**
+ * free_queued() - free the objects of a class queued on a CPU
+ * @pool: the pool
+ * @fb: the CPU's queues, whose lock is held
+ * @class: the class
+ * @wait: wait for the class lock; else give up if it is taken
+ *
+ * Return: the number of pages released, or -EBUSY if the class lock was
+ * taken and @wait false; the class's queue is then left as it was, else
+ * emptied (@fb->queued is the caller's to update).
+ */
+static noinline int free_queued(struct zsmod_pool *pool,
+				struct zsmod_free_batch *fb,
+				struct size_class *class, bool wait)
+{
+	struct zsmod_class_frees *cf = &fb->class[class->pos];
+	struct zsmod_handle_block *unused[ZSMOD_FREE_BATCH_MAX];
+	struct zspage *empty[ZSMOD_FREE_BATCH_MAX];
+	unsigned int i, nr_unused = 0, nr_empty = 0;
+	bool compact = false;
+
+	lockdep_assert_held(&fb->lock);
+	if (wait)
+		spin_lock(&class->lock);
+	else if (!spin_trylock(&class->lock))
+		return -EBUSY;
+	for (i = 0; i < cf->nr; i++) {
+		unsigned long handle = cf->handle[i];
+		unsigned long obj = handle_obj(handle) & ~OBJ_FREEING;
+		struct zsmod_handle_block *blk;
+		int fullness, old_fullness;
+		struct zspage *zsp;
+
+		if (WARN_ON_ONCE(obj_class_idx(obj) != class->class_idx ||
+				 !obj_matches_handle(pool, class, obj, handle)))
+			continue;
+		zsp = zpdesc_zspage(obj_zpdesc(obj));
+		old_fullness = zsp->fullness;
+		obj_free(class, obj);
+		fullness = fix_fullness(class, zsp);
+		/* Fragmentation only grows when a zspage drops a group. */
+		if (fullness != old_fullness && READ_ONCE(auto_compact) &&
+		    class_compaction_pays(class))
+			compact = true;
+		/* the zspage's other objects are gone: not in this batch */
+		if (fullness == ZS_INUSE_RATIO_0 && free_zspage(pool, class, zsp))
+			empty[nr_empty++] = zsp;
+		blk = class_put_handle(class, handle);
+		if (blk)
+			unused[nr_unused++] = blk;
+	}
+	spin_unlock(&class->lock);
+	cf->nr = 0;
+
+	for (i = 0; i < nr_empty; i++)
+		release_zspage(empty[i]);
+	for (i = 0; i < nr_unused; i++)
+		handle_block_free(unused[i]);
+	if (compact)
+		schedule_auto_compact(pool);
+	return nr_empty * class->pages_per_zspage;
+}
+
+/**
+ * flush_queued_frees() - run the queued frees of every CPU
+ * @pool: the pool
+ * @class: only this class's; or NULL for all
+ * @released: if not NULL, set to the number of pages released
+ *
+ * Context: any context that may take a class lock.
+ * Return: the number of objects freed.
+ */
+static unsigned long flush_queued_frees(struct zsmod_pool *pool,
+					struct size_class *class,
+					unsigned long *released)
+{
+	unsigned int cpu, pos, first = 0, end = pool->nr_classes;
+	unsigned long freed = 0, pages = 0;
+
+	if (class) {
+		first = class->pos;
+		end = first + 1;
+	}
+	for_each_possible_cpu(cpu) {
+		struct zsmod_free_batch *fb = per_cpu_ptr(pool->free_batch, cpu);
+
+		/* data_race: a peek; frees that return after it may wait */
+		if (!data_race(class ? fb->class[first].nr : fb->queued))
+			continue;
+		spin_lock(&fb->lock);
+		for (pos = first; pos < end && fb->queued; pos++) {
+			unsigned int nr = fb->class[pos].nr;
+
+			if (!nr || (class && class->pos != pos))
+				continue;
+			pages += free_queued(pool, fb, pool->classes[pos],
+					     true);
+			fb->queued -= nr;
+			freed += nr;
+		}
+		spin_unlock(&fb->lock);
+	}
+	if (released)
+		*released = pages;
+	return freed;
+}
+
+/* Bound how long a queued free holds its object: see "Freeing in batches". */
+static void drain_work_fn(struct work_struct *work)
+{
+	struct zsmod_pool *pool = container_of(to_delayed_work(work),
+					       struct zsmod_pool, drain_work);
+
+	flush_queued_frees(pool, NULL, NULL);
+}
+
 /* Inlined into zsmod_free() and into the zpool driver's callback. */
 static __always_inline void pool_free(struct zsmod_pool *pool,
 				      unsigned long handle)
 {
-	struct zsmod_handle_block *unused;
+	struct zsmod_class_frees *cf;
+	struct zsmod_free_batch *fb;
 	struct size_class *class;
-	struct zspage *zsp;
-	int fullness, old_fullness;
-	unsigned long obj;
-	bool compact;
+	unsigned int nr;
 
 	if (!handle)
 		return;
-	class = handle_class(pool, handle);
+	class = handle_mark_freeing(pool, handle);
 	if (WARN_ON_ONCE(!class))
 		return;
 
-	spin_lock(&class->lock);
-	obj = handle_obj(handle);
-	if (WARN_ON_ONCE(!obj_matches_handle(pool, class, obj, handle))) {
-		spin_unlock(&class->lock);
-		return;
-	}
-	zsp = zpdesc_zspage(obj_zpdesc(obj));
-	old_fullness = zsp->fullness;
-	obj_free(class, obj);
-	fullness = fix_fullness(class, zsp);
-	/* Fragmentation only grows when a zspage drops a group: look then. */
-	compact = fullness != old_fullness && READ_ONCE(auto_compact) &&
-		  class_compaction_pays(class);
-	if (fullness != ZS_INUSE_RATIO_0 || !free_zspage(pool, class, zsp))
-		zsp = NULL;
-	unused = class_put_handle(class, handle);
-	spin_unlock(&class->lock);
-
-	if (zsp)
-		release_zspage(zsp);
-	handle_block_free(unused);
-	if (compact) {
-		WRITE_ONCE(pool->compact_after,
-			   jiffies + ZSMOD_AUTO_COMPACT_DELAY);
-		if (!delayed_work_pending(&pool->compact_work))
-			schedule_delayed_work(&pool->compact_work,
-					      ZSMOD_AUTO_COMPACT_DELAY);
-	}
+	/* this CPU's, for locality; its lock makes any CPU's right */
+	fb = raw_cpu_ptr(pool->free_batch);
+	spin_lock(&fb->lock);
+	cf = &fb->class[class->pos];
+	cf->handle[cf->nr++] = handle;
+	if (!fb->queued++ && !delayed_work_pending(&pool->drain_work))
+		schedule_delayed_work(&pool->drain_work,
+				      ZSMOD_FREE_DRAIN_DELAY);
+	nr = cf->nr;
+	if (nr >= ZSMOD_FREE_BATCH &&
+	    free_queued(pool, fb, class, nr == ZSMOD_FREE_BATCH_MAX) >= 0)
+		fb->queued -= nr;
+	spin_unlock(&fb->lock);
 }
 
 /**
@@ -1443,8 +1658,13 @@ static __always_inline void pool_free(struct zsmod_pool *pool,
  * @pool: the pool it was allocated from
  * @handle: its handle; 0 is ignored
  *
- * Frees the zspage once its last object is gone. An invalid handle is
- * refused with a warning under CONFIG_DEBUG_VM and changes nothing.
+ * The handle is dead at once: map and another free refuse it. Its object
+ * is freed with others of its class queued on this CPU (see "Freeing in
+ * batches"), at most ZSMOD_FREE_DRAIN_DELAY later, and its zspage with
+ * its last object. An invalid handle is refused with a warning and
+ * changes nothing.
+ *
+ * Context: not from interrupts; takes spinlocks.
  */
 void zsmod_free(struct zsmod_pool *pool, unsigned long handle)
 {
@@ -1780,7 +2000,7 @@ static void move_objects(struct zsmod_pool *pool, struct size_class *class,
 			old_obj = obj_encode(zpdesc, idx, class->class_idx);
 			new_obj = obj_malloc(class, dst, handle);
 			obj_copy(class, new_obj, old_obj);
-			handle_set_obj(handle, new_obj);
+			handle_move_obj(handle, new_obj);
 			obj_free(class, old_obj);
 		}
 		kunmap_local(vaddr);
@@ -1857,6 +2077,8 @@ static unsigned long compact_pool(struct zsmod_pool *pool, bool only_paying)
 
 	if (atomic_xchg(&pool->compaction_in_progress, 1))
 		return 0;
+	/* queued frees may empty zspages: no need to move their objects */
+	flush_queued_frees(pool, NULL, NULL);
 	for (i = pool->nr_classes - 1; i >= 0; i--) {
 		struct size_class *class = pool->classes[i];
 
@@ -1944,7 +2166,9 @@ static unsigned long zsmod_shrinker_scan(struct shrinker *shrinker,
 
 	if (!READ_ONCE(shrinker_enabled))
 		return SHRINK_STOP;
-	freed = zsmod_compact(pool);
+	/* queued frees first, to count the pages they release */
+	flush_queued_frees(pool, NULL, &freed);
+	freed += zsmod_compact(pool);
 	return freed ? freed : SHRINK_STOP;
 }
 
@@ -2043,8 +2267,9 @@ static int zsmod_zpdesc_migrate(struct zpdesc *newzpdesc, struct zpdesc *zpdesc,
 		unsigned long handle;
 
 		if (obj_allocated(zsp, zpdesc, addr, &handle))
-			handle_set_obj(handle,
-				       obj_encode(newzpdesc, idx, class->class_idx));
+			handle_move_obj(handle,
+					obj_encode(newzpdesc, idx,
+						   class->class_idx));
 	}
 	kunmap_local(s_addr);
 
@@ -2089,6 +2314,10 @@ DEFINE_ZPDESC_MOVABLE_OPS(zsmod_mops, zsmod_zpdesc_isolate,
  * zsmod_get_total_pages() - pages currently used by a pool
  * @pool: the pool
  *
+ * Cheap enough for every zswap store: it does not run queued frees, so
+ * their pages count until their batch runs (at most
+ * ZSMOD_FREE_DRAIN_DELAY after the free).
+ *
  * Return: the number of pages backing the pool's zspages.
  */
 unsigned long zsmod_get_total_pages(struct zsmod_pool *pool)
@@ -2101,12 +2330,17 @@ EXPORT_SYMBOL_GPL(zsmod_get_total_pages);
  * zsmod_pool_stats() - read a pool's counters
  * @pool: the pool
  * @stats: filled in with a snapshot
+ *
+ * Runs the frees queued on every CPU first, so that the counters show
+ * every zsmod_free() that returned before.
  */
 void zsmod_pool_stats(struct zsmod_pool *pool, struct zsmod_pool_stats *stats)
 {
+	unsigned long queued = flush_queued_frees(pool, NULL, NULL);
 	unsigned int i;
 
 	memset(stats, 0, sizeof(*stats));
+	stats->frees_queued = queued;
 	for (i = 0; i < pool->nr_classes; i++) {
 		struct size_class *class = pool->classes[i];
 
@@ -2170,6 +2404,8 @@ EXPORT_SYMBOL_GPL(zsmod_class_count);
  * @index: 0 to zsmod_class_count() - 1, smallest class first
  * @info: filled in
  *
+ * Runs the class's queued frees first, as zsmod_pool_stats() does.
+ *
  * Return: 0, or -EINVAL for an index out of range.
  */
 int zsmod_class_info(struct zsmod_pool *pool, unsigned int index,
@@ -2193,6 +2429,7 @@ int zsmod_class_info(struct zsmod_pool *pool, unsigned int index,
 	if (index == pool->nr_classes - 1)
 		info->max_size = ZSMOD_MAX_ALLOC_SIZE;
 
+	flush_queued_frees(pool, class, NULL);
 	spin_lock(&class->lock);
 	info->objs_allocated = class->stat[CLASS_OBJS_ALLOCATED];
 	info->objs_used = class->stat[CLASS_OBJS_INUSE];
@@ -2287,6 +2524,7 @@ static int zsmod_classes_show(struct seq_file *s, void *v)
 	unsigned int i;
 	int fg;
 
+	flush_queued_frees(pool, NULL, NULL);
 	seq_printf(s, " %5s %5s %9s %9s %9s %9s %9s %9s %9s %9s %9s %9s %9s %13s %10s %10s %16s %8s\n",
 		   "class", "size", "10%", "20%", "30%", "40%", "50%", "60%",
 		   "70%", "80%", "90%", "99%", "100%", "obj_allocated",
@@ -2343,6 +2581,7 @@ static int zsmod_stats_show(struct seq_file *s, void *v)
 	seq_printf(s, "handles_used %lu\n", st.handles_used);
 	seq_printf(s, "handle_blocks %lu\n", st.handle_blocks);
 	seq_printf(s, "handle_bytes %lu\n", st.handle_bytes);
+	seq_printf(s, "frees_queued %lu\n", st.frees_queued);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(zsmod_stats);
@@ -2508,6 +2747,28 @@ static int zsmod_create_classes(struct zsmod_pool *pool)
 }
 
 /**
+ * alloc_free_batches() - allocate a pool's per-CPU free queues
+ * @pool: the pool, its classes built
+ *
+ * About 16 KiB per CPU with 4 KiB pages (119 classes).
+ *
+ * Return: 0, or -ENOMEM.
+ */
+static int alloc_free_batches(struct zsmod_pool *pool)
+{
+	unsigned int cpu;
+
+	pool->free_batch = __alloc_percpu(struct_size(pool->free_batch, class,
+						      pool->nr_classes),
+					  __alignof__(struct zsmod_free_batch));
+	if (!pool->free_batch)
+		return -ENOMEM;
+	for_each_possible_cpu(cpu)
+		spin_lock_init(&per_cpu_ptr(pool->free_batch, cpu)->lock);
+	return 0;
+}
+
+/**
  * zsmod_create_pool() - create a pool
  * @name: name of its debugfs directory (zsmalloc_mod/<name>)
  *
@@ -2523,8 +2784,10 @@ struct zsmod_pool *zsmod_create_pool(const char *name)
 		return NULL;
 	INIT_WORK(&pool->free_work, deferred_free_work);
 	INIT_DELAYED_WORK(&pool->compact_work, auto_compact_work);
+	INIT_DELAYED_WORK(&pool->drain_work, drain_work_fn);
 	pool->name = kstrdup(name ? name : "unnamed", GFP_KERNEL);
-	if (!pool->name || zsmod_create_classes(pool))
+	if (!pool->name || zsmod_create_classes(pool) ||
+	    alloc_free_batches(pool))
 		goto err;
 
 	/* Without a shrinker the pool still works; compaction is explicit. */
@@ -2618,6 +2881,11 @@ void zsmod_destroy_pool(struct zsmod_pool *pool)
 	if (!pool)
 		return;
 	shrinker_free(pool->shrinker);
+	/* no more frees come: run the queued ones, which may want compaction */
+	if (pool->free_batch) {
+		cancel_delayed_work_sync(&pool->drain_work);
+		flush_queued_frees(pool, NULL, NULL);
+	}
 	cancel_delayed_work_sync(&pool->compact_work);
 	debugfs_remove_recursive(pool->debugfs_dir);
 	flush_work(&pool->free_work);
@@ -2642,6 +2910,7 @@ void zsmod_destroy_pool(struct zsmod_pool *pool)
 			kfree(class);
 		}
 	}
+	free_percpu(pool->free_batch);
 	kfree(pool->name);
 	kfree(pool);
 }

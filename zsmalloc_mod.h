@@ -37,6 +37,8 @@ enum zsmod_mapmode {
  * @handles_used: handles given out and not yet freed
  * @handle_blocks: blocks of handle slots the pool holds
  * @handle_bytes: bytes of those blocks (not counted in @pages_used)
+ * @frees_queued: frees that were still queued on some CPU when the
+ *		  snapshot was asked for; they ran before it was taken
  */
 struct zsmod_pool_stats {
 	unsigned long pages_used;
@@ -50,6 +52,7 @@ struct zsmod_pool_stats {
 	unsigned long handles_used;
 	unsigned long handle_blocks;
 	unsigned long handle_bytes;
+	unsigned long frees_queued;
 };
 
 /**

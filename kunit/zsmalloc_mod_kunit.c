@@ -26,6 +26,7 @@
  */
 #include <kunit/test.h>
 #include <kunit/resource.h>
+#include <linux/cpumask.h>
 #include <linux/debug_locks.h>
 #include <linux/debugfs.h>
 #include <linux/dcache.h>
@@ -45,6 +46,7 @@
 #include <linux/slab.h>
 #include <linux/sort.h>
 #include <linux/string.h>
+#include <linux/workqueue.h>
 #include <linux/vmstat.h>
 #include <linux/zpool.h>
 
@@ -1111,6 +1113,74 @@ static void test_handle_blocks(struct kunit *test)
 	free_destroy_check(tp);
 }
 
+struct free_range {
+	struct tpool *tp;
+	unsigned int from, to;
+};
+
+static long free_range_fn(void *arg)
+{
+	struct free_range *r = arg;
+	unsigned int i;
+
+	for (i = r->from; i < r->to; i++)
+		tpool_free(r->tp, i);
+	return 0;
+}
+
+/*
+ * Frees are queued per CPU (see "Freeing in batches" in zsmalloc_mod.c):
+ * a freed handle is refused at once; the pool's statistics count every
+ * free that returned, on whichever CPU it ran; and queued frees run by
+ * themselves soon after: the pool's pages come back without anyone
+ * reading the statistics or compacting.
+ */
+static void test_free_queue(struct kunit *test)
+{
+	struct tpool *tp = tpool_create(test, 4096);
+	const struct tclass *c = pick_class(tp, 1, false);
+	struct free_range r = { .tp = tp };
+	struct zsmod_pool_stats st;
+	unsigned long pfn, dead, deadline, live = 0;
+	unsigned int i, oi, cpu, ncpus = 0;
+
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	c = fill_zspages(tp, len_for_class(c), GFP_KERNEL, 4);
+	KUNIT_ASSERT_GE(test, tp->n, 16U);
+
+	dead = tp->h[0];
+	tpool_free(tp, 0);
+	KUNIT_EXPECT_EQ_MSG(test, zsmod_handle_location(tp->pool, dead, &pfn, &oi), -EINVAL,
+			    "a freed handle still leads somewhere before its free ran");
+
+	/* a few frees on each CPU, fewer than a batch */
+	r.to = 1;
+	for_each_online_cpu(cpu) {
+		r.from = r.to;
+		r.to = min(r.from + 3, tp->n / 2);
+		KUNIT_EXPECT_EQ(test, work_on_cpu(cpu, free_range_fn, &r), 0L);
+		ncpus++;
+	}
+	for (i = 0; i < tp->n; i++)
+		live += tp->h[i] != 0;
+	zsmod_pool_stats(tp->pool, &st);
+	kunit_info(test, "%u CPUs; %lu frees still queued when the stats were read\n",
+		   ncpus, st.frees_queued);
+	KUNIT_EXPECT_EQ(test, st.objs_used, live);
+	KUNIT_EXPECT_EQ(test, st.handles_used, live);
+	expect_consistent(tp);
+
+	/* the rest, then nobody asks: the pages still come back */
+	tpool_free_all(tp);
+	deadline = jiffies + HZ;
+	while (zsmod_get_total_pages(tp->pool) && time_before(jiffies, deadline))
+		usleep_range(5000, 10000);
+	KUNIT_EXPECT_EQ_MSG(test, zsmod_get_total_pages(tp->pool), 0UL,
+			    "queued frees still hold pages after a second");
+	expect_consistent(tp);
+	free_destroy_check(tp);
+}
+
 /*
  * Free one object of a full zspage and allocate again: the slot is reused,
  * no page is added; then empty the pool and allocate again.
@@ -1446,6 +1516,7 @@ static struct kunit_case alloc_cases[] = {
 	KUNIT_CASE(test_handle_uniqueness),
 	KUNIT_CASE(test_handle_blocks),
 	KUNIT_CASE(test_free_reuse),
+	KUNIT_CASE(test_free_queue),
 	KUNIT_CASE(test_rare_class_borrow),
 	KUNIT_CASE(test_invalid_sizes),
 	KUNIT_CASE(test_stats_many_classes),
@@ -1855,6 +1926,58 @@ static void test_migrate_pages(struct kunit *test)
 }
 
 /*
+ * Migration of a zspage holding objects whose free is still queued: their
+ * handles must stay dead (the mover rewrites every object's location,
+ * and must keep the free's mark), and once the queues run, those objects
+ * are gone and every other reads back.
+ */
+static void test_migrate_queued_free(struct kunit *test)
+{
+	const unsigned int nz = 4, cap = 4 * MAX_PFNS;
+	unsigned long moved[4 * MAX_PFNS], dead[4], pfn;
+	unsigned int z, oi, first, round, nmoved = 0;
+	struct zsmod_pool_stats st;
+	const struct tclass *c;
+	struct tpool *tp;
+	int v = -1;
+
+	NEED_CONTIG(test);
+	tp = tpool_create(test, 4096);
+	c = pick_class_sized(tp, 2, true, 512);
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	for (round = 0; round < 4 && v < 0; round++) {
+		offer_clean_pageblock(test);
+		first = tp->n;
+		c = fill_zspages(tp, len_for_class(c), MOVABLE_GFP, nz);
+		/* one free per zspage, its last object: fewer than a batch */
+		for (z = 0; z < nz; z++) {
+			unsigned int last = first + (z + 1) * c->opz - 1;
+
+			dead[z] = tp->h[last];
+			tpool_free(tp, last);
+		}
+		v = migrate_some_zspage(tp, c, first, nz, moved, &nmoved, cap, NULL);
+		for (z = 0; z < nz; z++)
+			KUNIT_EXPECT_EQ_MSG(test,
+					    zsmod_handle_location(tp->pool, dead[z], &pfn, &oi),
+					    -EINVAL, "round %u: a queued free came back to life",
+					    round);
+		zsmod_pool_stats(tp->pool, &st);
+		if (v >= 0 && !st.frees_queued) {
+			kunit_info(test, "the frees ran before the migration; again\n");
+			v = -1;
+		}
+	}
+	KUNIT_ASSERT_GE_MSG(test, v, 0,
+			    "no zspage with a queued free migrated (%u pages moved)", nmoved);
+	kunit_info(test, "migrated with %lu frees queued\n", st.frees_queued);
+	KUNIT_EXPECT_EQ(test, tpool_check_all(tp), 0U);
+	expect_page_flags(tp, "after migration");
+	expect_consistent(tp);
+	free_destroy_check(tp);
+}
+
+/*
  * Aborted migration: the migration target cannot be allocated (every page
  * allocation of this task fails while alloc_contig_range() runs), so the
  * core isolates our page, fails, and puts it back. The zspage must stay
@@ -2131,6 +2254,7 @@ static void test_readers_vs_migration(struct kunit *test)
 static struct kunit_case migration_cases[] = {
 	KUNIT_CASE(test_migrate_pages),
 	KUNIT_CASE(test_migrate_abort),
+	KUNIT_CASE(test_migrate_queued_free),
 	KUNIT_CASE(test_compaction),
 	KUNIT_CASE_SLOW(test_readers_vs_migration),
 	{}
