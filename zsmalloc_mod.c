@@ -28,8 +28,8 @@
  *  zsmod_free_batch.lock (per CPU and pool, spinlock)
  *	Protects the frees queued on that CPU (see "Freeing in batches").
  *	Taken by frees, mostly on their own CPU's, and by whoever runs the
- *	queues of every CPU, one CPU's at a time; the class lock is taken
- *	inside it. Never nested with the map area lock.
+ *	queues of every CPU, one at a time; the class lock is taken inside
+ *	it. Inside the map area lock only if a caller frees while it maps.
  *  size_class->lock (spinlock)
  *	Protects the class's fullness lists and statistics, the inuse,
  *	freeobj and fullness of each of its zspages, their page chains,
@@ -1465,8 +1465,11 @@ static __always_inline int pool_malloc(struct zsmod_pool *pool, size_t size,
 
 	class = pool->size_class[class_idx_for_size(size + ZSMOD_HANDLE_SIZE)];
 	h = malloc_in_class(class, &spare);
-	/* frees queued in the class come before growing it */
-	if (!h && flush_queued_frees(pool, class, NULL))
+	/*
+	 * Frees queued in the class come before growing it; not in a huge
+	 * class, where each would free the zspage it leaves empty.
+	 */
+	if (!h && !class->huge && flush_queued_frees(pool, class, NULL))
 		h = malloc_in_class(class, &spare);
 	if (!h)
 		h = malloc_borrow_slot(pool, class, &spare);
@@ -1593,21 +1596,27 @@ static unsigned long flush_queued_frees(struct zsmod_pool *pool,
 	for_each_possible_cpu(cpu) {
 		struct zsmod_free_batch *fb = per_cpu_ptr(pool->free_batch, cpu);
 
-		/* data_race: a peek; frees that return after it may wait */
-		if (!data_race(class ? fb->class[first].nr : fb->queued))
-			continue;
-		spin_lock(&fb->lock);
-		for (pos = first; pos < end && fb->queued; pos++) {
-			unsigned int nr = fb->class[pos].nr;
+		/*
+		 * One class per lock hold, so that the CPU's own frees do
+		 * not wait for all of them. data_race: a peek; frees that
+		 * return after it may wait for the next flush.
+		 */
+		for (pos = first; pos < end && data_race(fb->queued); pos++) {
+			unsigned int nr;
 
-			if (!nr || (class && class->pos != pos))
+			/* data_race: as above */
+			if (!data_race(fb->class[pos].nr))
 				continue;
-			pages += free_queued(pool, fb, pool->classes[pos],
-					     true);
-			fb->queued -= nr;
-			freed += nr;
+			spin_lock(&fb->lock);
+			nr = fb->class[pos].nr;
+			if (nr) {
+				pages += free_queued(pool, fb,
+						     pool->classes[pos], true);
+				fb->queued -= nr;
+				freed += nr;
+			}
+			spin_unlock(&fb->lock);
 		}
-		spin_unlock(&fb->lock);
 	}
 	if (released)
 		*released = pages;
@@ -1643,7 +1652,12 @@ static __always_inline void pool_free(struct zsmod_pool *pool,
 	spin_lock(&fb->lock);
 	cf = &fb->class[class->pos];
 	cf->handle[cf->nr++] = handle;
-	if (!fb->queued++ && !delayed_work_pending(&pool->drain_work))
+	/*
+	 * No peek at the work's pending bit first: the full barrier of
+	 * queueing orders our count before it, so a worker already running
+	 * either sees the count or is queued again.
+	 */
+	if (!fb->queued++)
 		schedule_delayed_work(&pool->drain_work,
 				      ZSMOD_FREE_DRAIN_DELAY);
 	nr = cf->nr;
