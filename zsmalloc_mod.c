@@ -272,11 +272,13 @@ struct zsmod_class_frees {
  * struct zsmod_free_batch - the frees queued on one CPU, per pool
  * @lock: protects the rest; taken by frees on this CPU, and by whoever
  *	  frees the queues of all CPUs
+ * @cpu: the CPU
  * @queued: handles queued over all classes
  * @class: by position in zsmod_pool.classes[]
  */
 struct zsmod_free_batch {
 	spinlock_t lock;	/* see above */
+	unsigned int cpu;
 	unsigned int queued;
 	struct zsmod_class_frees class[];
 };
@@ -323,6 +325,12 @@ struct zsmod_pool {
 	struct work_struct free_work;
 	/* per CPU: frees queued, see "Freeing in batches" */
 	struct zsmod_free_batch __percpu *free_batch;
+	/*
+	 * CPUs whose queue may hold frees: set by the free that fills an
+	 * empty queue, cleared by a flush that finds it empty, both under
+	 * the queue's lock; so flushes look only at those CPUs.
+	 */
+	cpumask_var_t queued_cpus;
 	struct delayed_work drain_work;
 	struct shrinker *shrinker;
 	struct dentry *debugfs_dir;
@@ -1593,7 +1601,7 @@ static unsigned long flush_queued_frees(struct zsmod_pool *pool,
 		first = class->pos;
 		end = first + 1;
 	}
-	for_each_possible_cpu(cpu) {
+	for_each_cpu(cpu, pool->queued_cpus) {
 		struct zsmod_free_batch *fb = per_cpu_ptr(pool->free_batch, cpu);
 
 		/*
@@ -1617,6 +1625,13 @@ static unsigned long flush_queued_frees(struct zsmod_pool *pool,
 			}
 			spin_unlock(&fb->lock);
 		}
+		/* data_race: a peek; the lock decides */
+		if (!data_race(fb->queued)) {
+			spin_lock(&fb->lock);
+			if (!fb->queued)
+				cpumask_clear_cpu(cpu, pool->queued_cpus);
+			spin_unlock(&fb->lock);
+		}
 	}
 	if (released)
 		*released = pages;
@@ -1630,6 +1645,10 @@ static void drain_work_fn(struct work_struct *work)
 					       struct zsmod_pool, drain_work);
 
 	flush_queued_frees(pool, NULL, NULL);
+	/* frees queued meanwhile into a marked queue count on us */
+	if (!cpumask_empty(pool->queued_cpus))
+		schedule_delayed_work(&pool->drain_work,
+				      ZSMOD_FREE_DRAIN_DELAY);
 }
 
 /* Inlined into zsmod_free() and into the zpool driver's callback. */
@@ -1653,11 +1672,12 @@ static __always_inline void pool_free(struct zsmod_pool *pool,
 	cf = &fb->class[class->pos];
 	cf->handle[cf->nr++] = handle;
 	/*
-	 * No peek at the work's pending bit first: the full barrier of
-	 * queueing orders our count before it, so a worker already running
-	 * either sees the count or is queued again.
+	 * The first free into an empty queue marks the CPU and, if it was
+	 * not marked, arms the worker. A CPU still marked has the worker
+	 * pending or running: it arms itself again while any CPU is marked.
 	 */
-	if (!fb->queued++)
+	if (!fb->queued++ &&
+	    !cpumask_test_and_set_cpu(fb->cpu, pool->queued_cpus))
 		schedule_delayed_work(&pool->drain_work,
 				      ZSMOD_FREE_DRAIN_DELAY);
 	nr = cf->nr;
@@ -2775,10 +2795,15 @@ static int alloc_free_batches(struct zsmod_pool *pool)
 	pool->free_batch = __alloc_percpu(struct_size(pool->free_batch, class,
 						      pool->nr_classes),
 					  __alignof__(struct zsmod_free_batch));
-	if (!pool->free_batch)
+	if (!pool->free_batch || !zalloc_cpumask_var(&pool->queued_cpus,
+						     GFP_KERNEL))
 		return -ENOMEM;
-	for_each_possible_cpu(cpu)
-		spin_lock_init(&per_cpu_ptr(pool->free_batch, cpu)->lock);
+	for_each_possible_cpu(cpu) {
+		struct zsmod_free_batch *fb = per_cpu_ptr(pool->free_batch, cpu);
+
+		spin_lock_init(&fb->lock);
+		fb->cpu = cpu;
+	}
 	return 0;
 }
 
@@ -2896,7 +2921,7 @@ void zsmod_destroy_pool(struct zsmod_pool *pool)
 		return;
 	shrinker_free(pool->shrinker);
 	/* no more frees come: run the queued ones, which may want compaction */
-	if (pool->free_batch) {
+	if (pool->free_batch && cpumask_available(pool->queued_cpus)) {
 		cancel_delayed_work_sync(&pool->drain_work);
 		flush_queued_frees(pool, NULL, NULL);
 	}
@@ -2925,6 +2950,7 @@ void zsmod_destroy_pool(struct zsmod_pool *pool)
 		}
 	}
 	free_percpu(pool->free_batch);
+	free_cpumask_var(pool->queued_cpus);
 	kfree(pool->name);
 	kfree(pool);
 }
