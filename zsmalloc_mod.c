@@ -26,7 +26,8 @@
  *	two pages that are not adjacent. Never nested with a page lock;
  *	map's slow path takes the class lock inside it.
  *  zsmod_free_batch.lock (per CPU and pool, spinlock)
- *	Protects the frees queued on that CPU (see "Freeing in batches").
+ *	Protects the frees queued on that CPU (see "Freeing in batches")
+ *	and the CPU's bit in pool->queued_cpus.
  *	Taken by frees, mostly on their own CPU's, and by whoever runs the
  *	queues of every CPU, one at a time; the class lock is taken inside
  *	it. Inside the map area lock only if a caller frees while it maps.
