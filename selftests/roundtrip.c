@@ -2,7 +2,9 @@
 /*
  * Round trip: a memcg'ed process whose memory.max is far below its working
  * set writes patterned pages and copies of real files; they go to zswap,
- * i.e. into the backend's pool, and come back byte for byte.
+ * i.e. into the backend's pool, and come back byte for byte. When the
+ * process is gone, the pool's pages go back to the system by themselves
+ * (zsmalloc_mod runs queued frees within 100 ms; we allow 1 s).
  *
  * usage: roundtrip [-b zpool-type]   (default zsmalloc_mod)
  */
@@ -24,10 +26,11 @@ int main(int argc, char **argv)
 	struct zsmod_total t = { 0 };
 	char pool[256];
 	struct wl_job j;
-	long stored, zswapped, bad, objs = -1;
+	long stored, zswapped, bad, objs = -1, pool0, pool1, pool2;
 	int err;
 
-	begin_backend_test(backend, 7);
+	begin_backend_test(backend, 8);
+	pool0 = zswap_stat("pool_total_size");
 
 	err = wl_start(&j, &p);
 	ksft_test_result(!err, "workload filled %ld MiB in a %ld MiB memcg\n",
@@ -67,6 +70,11 @@ int main(int argc, char **argv)
 		       wl_memcg_stat(&j, "zswpout"));
 	ksft_test_result(wl_memcg_stat(&j, "zswpin") > 0, "pages came back from zswap\n");
 
+	pool1 = zswap_stat("pool_total_size");
 	wl_stop(&j);
+	pool2 = zswap_pool_settles(pool0, 1000);
+	ksft_test_result(pool1 > pool0 && pool2 >= 0 && pool2 <= pool0,
+			 "pool pages back after exit: pool_total_size %ld -> %ld -> %ld\n",
+			 pool0, pool1, pool2);
 	ksft_finished();
 }

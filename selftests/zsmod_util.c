@@ -253,6 +253,18 @@ int zsmod_objs_match_zswap(const char *pooldir, long *objs, long *stored)
 	return 0;
 }
 
+long zswap_pool_settles(long limit, int ms)
+{
+	long v = zswap_stat("pool_total_size");
+	int waited;
+
+	for (waited = 0; v > limit && v >= 0 && waited < ms; waited += 10) {
+		usleep(10 * 1000);
+		v = zswap_stat("pool_total_size");
+	}
+	return v;
+}
+
 void settle_memory(void)
 {
 	sync();

@@ -83,4 +83,11 @@ int zsmod_objs_match_zswap(const char *pooldir, long *objs, long *stored);
 /* Free page cache and slab, compact: quieter numbers for leak checks. */
 void settle_memory(void);
 
+/*
+ * Wait up to @ms milliseconds for zswap's pool_total_size to drop to
+ * @limit or below, reading only zswap's counter (not our statistics,
+ * which would run queued frees). Returns the last value read.
+ */
+long zswap_pool_settles(long limit, int ms);
+
 #endif
