@@ -1232,6 +1232,18 @@ static bool handle_plausible(struct zsmod_pool *pool, unsigned long handle)
 	return true;
 }
 
+/*
+ * The class a location read from a handle leads to, or NULL for a free
+ * slot or a handle whose free is queued (both lead to zsmod_no_class).
+ */
+static struct size_class *live_obj_class(struct zsmod_pool *pool,
+					 unsigned long obj)
+{
+	struct size_class *class = pool->obj_class[obj_class_idx(obj)];
+
+	return class == &zsmod_no_class ? NULL : class;
+}
+
 /**
  * handle_class() - find the class of a handle's object
  * @pool: the pool
@@ -1245,14 +1257,9 @@ static bool handle_plausible(struct zsmod_pool *pool, unsigned long handle)
 static struct size_class *handle_class(struct zsmod_pool *pool,
 				       unsigned long handle)
 {
-	struct size_class *class;
-	unsigned long obj;
-
 	if (unlikely(!handle_plausible(pool, handle)))
 		return NULL;
-	obj = handle_obj(handle);
-	class = pool->obj_class[obj_class_idx(obj)];
-	return class == &zsmod_no_class ? NULL : class;
+	return live_obj_class(pool, handle_obj(handle));
 }
 
 /**
@@ -1277,9 +1284,8 @@ static struct size_class *handle_mark_freeing(struct zsmod_pool *pool,
 		return NULL;
 	obj = READ_ONCE(*slot);
 	do {
-		/* freeing and free slots lead to zsmod_no_class */
-		class = pool->obj_class[obj_class_idx(obj)];
-		if (class == &zsmod_no_class)
+		class = live_obj_class(pool, obj);
+		if (!class)
 			return NULL;
 	} while (!try_cmpxchg(slot, &obj, obj | OBJ_FREEING));
 	return class;
@@ -1695,8 +1701,8 @@ static __always_inline void pool_free(struct zsmod_pool *pool,
  *
  * The handle is dead at once: map and another free refuse it. Its object
  * is freed with others of its class queued on this CPU (see "Freeing in
- * batches"), at most ZSMOD_FREE_DRAIN_DELAY later, and its zspage with
- * its last object. An invalid handle is refused with a warning and
+ * batches"), at most about ZSMOD_FREE_DRAIN_DELAY later, and its zspage
+ * with its last object. An invalid handle is refused with a warning and
  * changes nothing.
  *
  * Context: not from interrupts; takes spinlocks.
