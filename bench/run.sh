@@ -118,22 +118,8 @@ make -s -C "$bdir" KDIR="$kdir" ZSMOD_BENCH=1 modules >"$work/build.log" 2>&1 ||
 gcc -O2 -Wall -Wextra -static -o "$work/zsmod_swap" bench/zsmod_swap.c
 
 # --- 2. corpus: about 24 MiB of modules, text, and busybox in the guest
-# Shared between runs: built aside, then renamed into place.
 corpus=$top/out/bench/corpus
-if [ ! -f "$corpus/.done" ]; then
-	echo "=== corpus"
-	c=$work/corpus
-	mkdir -p "$c/ko" "$c/text"
-	find "/lib/modules/$abi/kernel/fs" -name '*.ko.xz' | sort | while read -r f; do
-		xz -dc "$f" >"$c/ko/$(basename "${f%.xz}")"
-		[ "$(du -sm "$c/ko" | cut -f1)" -ge 24 ] && break
-	done
-	find /usr/lib/python3*/ -maxdepth 1 -name '*.py' | sort | xargs cat |
-		head -c 8M >"$c/text/python-stdlib.txt"
-	touch "$c/.done"
-	rm -rf "$corpus"
-	mv -T "$c" "$corpus" 2>/dev/null || rm -rf "$c"
-fi
+bench/corpus.sh "$corpus" "$abi"
 
 # --- 3. the guest
 echo "=== guest: $rounds rounds x {${backends//+/,}}${tail:+, then $tail}, $mib MiB, swap on $swap"

@@ -8,7 +8,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 
 want_tools="qemu-system-x86 qemu-utils busybox-static cpio xz-utils zstd kmod sparse \
 	build-essential bc bison flex libelf-dev libssl-dev rsync python3 dwarves \
-	gnuplot-nox"
+	gnuplot-nox liblzo2-dev"
 
 missing=()
 for p in $want_tools; do
