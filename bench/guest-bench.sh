@@ -11,7 +11,9 @@
 # lines; not part of any timing), zsb_backends=a+b+c the zpools to compare
 # (default zsmalloc+zbud+zsmalloc_mod), zsb_tail=B one more backend whose
 # rounds all come after the others' in one pool that is never destroyed
-# (for z3fold, whose pool destroy splats in 6.12: see bench/README.md).
+# (for z3fold, whose pool destroy splats in 6.12: see bench/README.md),
+# zsb_compressor=NAME zswap's compressor (default lzo; run.sh loads its
+# module).
 # Every result goes to the TAP stream (the second serial port): "# e2e ..."
 # and "# micro ..." comment lines, one "ok"/"not ok" per step.
 rounds=${zsb_rounds:-5}
@@ -53,7 +55,10 @@ else
 fi
 mkswap $swapdev >/dev/null && swapon $swapdev || ok=1
 echo 1 >/sys/module/zswap/parameters/enabled || ok=1
-echo lzo >/sys/module/zswap/parameters/compressor 2>/dev/null
+comp=${zsb_compressor:-lzo}
+echo "$comp" >/sys/module/zswap/parameters/compressor
+# zswap keeps its old compressor if the new one is unavailable: check
+[ "$(cat /sys/module/zswap/parameters/compressor)" = "$comp" ] || ok=1
 modprobe zsmalloc_mod || ok=1
 echo +memory >/sys/fs/cgroup/cgroup.subtree_control
 mkdir -p $cg || ok=1

@@ -353,6 +353,7 @@ def markdown(meta, rows, summ, mrows, dens, corpus, config, other, outdir):
     m = kv(meta)
     debug = m.get("guest_kernel") == "debug"
     mem = m.get("guest_mem", "1G").replace("G", " GiB").replace("M", " MiB")
+    comp = m.get("compressor", "lzo")
     L = []
     L.append("# zsmalloc_mod benchmark results\n")
     if debug:
@@ -374,11 +375,11 @@ def markdown(meta, rows, summ, mrows, dens, corpus, config, other, outdir):
     L.append("Workload `bench/zsmod_swap.c` (static) in a cgroup v2 memcg: %d pages "
              "(%d MiB): every 20th page zero, every 20th random, the rest real file "
              "content (stock .ko files, Python sources, busybox); pushed out with "
-             "memory.reclaim, faulted back, every page verified by hash. Compressor lzo. "
+             "memory.reclaim, faulted back, every page verified by hash. Compressor %s. "
              "Swap device: %s. Medians of %d measured rounds "
              "(backend order rotated each round; round 0 is a warm-up). Ratios are to the "
              "in-kernel zsmalloc of the same boot.\n" % (
-                 pages, pages * 4096 >> 20,
+                 pages, pages * 4096 >> 20, comp,
                  "the virtio disk" if m.get("swap") == "disk" else "brd RAM disk (see notes)", n))
     L.append("| backend | swap-out ms | ratio | swap-in ms | ratio | out+in ms | speed vs zsmalloc | "
              "stored pages | pool bytes | density | density ratio | rejects | bad pages |")
@@ -416,7 +417,7 @@ def markdown(meta, rows, summ, mrows, dens, corpus, config, other, outdir):
         "%s: %s" % (b, ", ".join("%s %d" % (k.replace("reject_", ""), summ[b][k])
                                   for k in REJECTS if summ[b][k]) or "none")
         for b in BACKENDS if b in summ) + ". The random pages do not compress below a page "
-        "(lzo), zswap rejects them (compress_fail) and they go to the swap device.\n")
+        "(%s), zswap rejects them and they go to the swap device.\n" % comp)
     L.append("![end to end ratios](e2e_ratio.png)\n")
     L.append("![end to end times](e2e_times.png)\n")
     L.append("![density](e2e_density.png)\n")

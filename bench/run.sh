@@ -20,7 +20,7 @@
 #
 # usage: bench/run.sh [--rounds N] [--mib M] [--mem SIZE] [--micro-mib M] [--micro-reps N]
 #                     [--swap ram|disk] [--no-micro] [--mttcg] [--mttcg-boots N] [--frag] [--profile]
-#                     [--profile-detail S] [--rev REV]
+#                     [--profile-detail S] [--rev REV] [--compressor NAME]
 #                     [--out DIR]
 #   --profile  after the rounds, one more end-to-end run per backend with the
 #              sampling profiler bench/zsmod_prof.c on; its per-function
@@ -39,6 +39,11 @@
 #              bench/results/debug-kernel unless --out says otherwise.
 #              KASAN and lockdep slow everything: only ratios within the
 #              boot mean anything
+#   --compressor NAME  zswap's compressor for the end-to-end rounds [lzo]:
+#              lzo, lz4, lz4hc, zstd or deflate (the stock kernel builds
+#              all but lzo as modules, loaded in the guest). The
+#              micro-benchmark compresses with lzo, so it is left out. Results go to
+#              bench/results/compressors/NAME unless --out says otherwise
 #   --rev REV  build the allocator (zsmalloc_mod.[ch], zpdesc.h, Kbuild) from
 #              commit REV instead of the working tree; bench/ always comes
 #              from the working tree. results.md records what was built.
@@ -48,7 +53,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 
 rounds=7 mib=64 mem=1G mttcg_boots=3 micro_mib=32 micro_reps=9 swap=ram micro=1 mttcg=0 frag=0 prof=0 prof_detail= rev=
-guest_kernel=stock results=
+guest_kernel=stock results= compressor=lzo
 while [ $# -gt 0 ]; do
 	case $1 in
 	--rounds) rounds=$2; shift ;;
@@ -66,12 +71,23 @@ while [ $# -gt 0 ]; do
 	--rev) rev=$2; shift ;;
 	--kernel) guest_kernel=$2; shift ;;
 	--out) results=$2; shift ;;
+	--compressor) compressor=$2; shift ;;
 	*) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 2 ;;
 	esac
 	shift
 done
 
 t_start=$SECONDS
+case $compressor in
+lzo|lz4|lz4hc|zstd|deflate) ;;
+*) echo "bench: --compressor lzo, lz4, lz4hc, zstd or deflate, not $compressor" >&2; exit 2 ;;
+esac
+if [ "$compressor" != lzo ]; then
+	[ "$guest_kernel" = stock ] || {
+		echo "bench: --compressor needs the stock kernel" >&2; exit 2; }
+	results=${results:-$top/bench/results/compressors/$compressor}
+	micro=0 mttcg=0 frag=0	# the micro-benchmark's objects are lzo's
+fi
 # the stock kernel's ABI names the corpus's .ko files in either case
 abi=${ABI:-$(./vm/abi.sh)}
 backends=zsmalloc+zbud+zsmalloc_mod tail=
@@ -133,7 +149,10 @@ args=(--kernel "$kernel" --init-script bench/guest-bench.sh --icount
 	--files "$corpus:/root/corpus" --log "$log"
 	--append "zsb_rounds=$rounds zsb_mib=$mib zsb_swap=$swap zsb_micro=$micro zsb_frag=$frag zsb_prof=$prof${prof_detail:+ zsb_prof_detail=$prof_detail}"
 	--append "zsb_micro_mib=$micro_mib zsb_micro_args=reps=$micro_reps zsb_backends=$backends${tail:+ zsb_tail=$tail}"
+	--append "zsb_compressor=$compressor"
 	--append slab_nomerge)	# the backends' slab caches apart, for meta_bytes
+# lzo is built in; the others are modules of the stock and the debug kernel
+[ "$compressor" = lzo ] || args+=(--modprobe "$compressor")
 if [ "$swap" = disk ]; then
 	args+=(--disk 1G)
 	[ "$guest_kernel" = stock ] && args+=(--modprobe virtio_blk)
@@ -179,9 +198,10 @@ fi
 	echo "guest_kernel=$guest_kernel"
 	echo "guest_mem=$mem"
 	echo "swap=$swap"
+	echo "compressor=$compressor"
 	echo "qemu=$(qemu-system-x86_64 --version | head -1)"
 	echo "host=$(nproc) CPUs, $(uname -r)"
-	echo "command=bench/run.sh$([ "$guest_kernel" = debug ] && echo ' --kernel debug') --rounds $rounds --mib $mib$([ "$mem" = 1G ] || echo " --mem $mem") --micro-mib $micro_mib --micro-reps $micro_reps --swap $swap$([ $micro = 1 ] || echo ' --no-micro')$([ $mttcg = 1 ] && echo " --mttcg-boots $mttcg_boots")$([ $frag = 1 ] && echo ' --frag')$([ $prof = 1 ] && echo ' --profile')${rev:+ --rev $rev}"
+	echo "command=bench/run.sh$([ "$guest_kernel" = debug ] && echo ' --kernel debug') --rounds $rounds --mib $mib$([ "$mem" = 1G ] || echo " --mem $mem") --micro-mib $micro_mib --micro-reps $micro_reps --swap $swap$([ $micro = 1 ] || echo ' --no-micro')$([ $mttcg = 1 ] && echo " --mttcg-boots $mttcg_boots")$([ $frag = 1 ] && echo ' --frag')$([ $prof = 1 ] && echo ' --profile')$([ "$compressor" = lzo ] || echo " --compressor $compressor")${rev:+ --rev $rev}"
 	echo "guest_wall_s=$guest_s"
 	echo "total_wall_s=$((SECONDS - t_start))"
 } >"$work/meta.txt"
