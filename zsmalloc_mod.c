@@ -174,6 +174,13 @@ static_assert(ZSMOD_CLASS_DELTA % ZSMOD_HANDLE_SIZE == 0);
  * (up to ZSMOD_MAX_PAGES_PER_ZSPAGE pages) would stay nearly empty. Its
  * objects take a free slot up to ZSMOD_RARE_BORROW_BYTES larger instead,
  * which wastes less than such a zspage as long as the class stays rare.
+ *
+ * Both stop paying once the bytes left unused in borrowed slots add up
+ * to more than the zspage they spare: a class that kept borrowing would
+ * never grow a zspage of its own, and in a large pool its objects would
+ * cost more than the one partly filled zspage it avoids. So each class
+ * borrows at most one zspage's worth of bytes (size_class->borrow_waste),
+ * a budget that renews when the class has no zspage left.
  */
 #define ZSMOD_RARE_POOL_PAGES	1024
 #define ZSMOD_RARE_BORROW_BYTES	1024
@@ -236,6 +243,8 @@ struct size_class {
 	struct list_head handle_blocks;
 	unsigned long nr_handle_blocks;
 	unsigned long handles_used;
+	/* bytes unused in borrowed slots: see ZSMOD_RARE_BORROW_BYTES */
+	atomic_long_t borrow_waste;
 } ____cacheline_aligned_in_smp;
 
 /**
@@ -965,6 +974,9 @@ static void zspage_detach(struct zsmod_pool *pool, struct size_class *class,
 	VM_WARN_ON_ONCE(zsp->inuse);
 	class->stat[CLASS_OBJS_ALLOCATED] -= class->objs_per_zspage;
 	atomic_long_sub(class->pages_per_zspage, &pool->pages_allocated);
+	/* its last zspage gone, the class may borrow again */
+	if (!class->stat[CLASS_OBJS_ALLOCATED])
+		atomic_long_set(&class->borrow_waste, 0);
 }
 
 /**
@@ -1374,8 +1386,10 @@ static unsigned long malloc_in_class(struct size_class *class,
  *
  * See ZSMOD_BORROW_ZSPAGES: only while @class is small, and only in an
  * existing zspage of a class at most ZSMOD_BORROW_BYTES larger; or, for a
- * rare size (see ZSMOD_RARE_POOL_PAGES), ZSMOD_RARE_BORROW_BYTES larger.
- * The handle comes from the larger class, which holds the object.
+ * rare size (see ZSMOD_RARE_POOL_PAGES), ZSMOD_RARE_BORROW_BYTES larger;
+ * and only while @class has borrowed less than one zspage's worth of
+ * bytes (see ZSMOD_RARE_BORROW_BYTES). The handle comes from the larger
+ * class, which holds the object.
  *
  * Return: the new object's handle, or 0 if it was not placed.
  */
@@ -1387,6 +1401,9 @@ static unsigned long malloc_borrow_slot(struct zsmod_pool *pool,
 	/* data_race: a stale count only changes where one object goes */
 	unsigned long allocated = data_race(class->stat[CLASS_OBJS_ALLOCATED]);
 
+	if (atomic_long_read(&class->borrow_waste) >=
+	    (long)class->pages_per_zspage * PAGE_SIZE)
+		return 0;
 	if (!allocated && atomic_long_read(&pool->pages_allocated) >=
 			  ZSMOD_RARE_POOL_PAGES)
 		reach = ZSMOD_RARE_BORROW_BYTES;
@@ -1404,8 +1421,11 @@ static unsigned long malloc_borrow_slot(struct zsmod_pool *pool,
 			      larger->stat[CLASS_OBJS_INUSE]))
 			continue;
 		handle = malloc_in_class(larger, spare);
-		if (handle)
+		if (handle) {
+			atomic_long_add(larger->size - class->size,
+					&class->borrow_waste);
 			return handle;
+		}
 	}
 	return 0;
 }
@@ -2474,6 +2494,7 @@ int zsmod_class_info(struct zsmod_pool *pool, unsigned int index,
 	spin_lock(&class->lock);
 	info->objs_allocated = class->stat[CLASS_OBJS_ALLOCATED];
 	info->objs_used = class->stat[CLASS_OBJS_INUSE];
+	info->borrow_waste = atomic_long_read(&class->borrow_waste);
 	for (fg = 0; fg < NR_FULLNESS_GROUPS; fg++)
 		info->zspages += class->stat[fg];
 	spin_unlock(&class->lock);

@@ -67,6 +67,9 @@ struct zsmod_pool_stats {
  * @objs_allocated: object slots in this class's zspages
  * @objs_used: slots holding a live object
  * @zspages: zspages currently in the class
+ * @borrow_waste: bytes the class's objects left unused in the larger slots
+ *	they borrowed since the class last had no zspage (its borrowing
+ *	budget: see "Borrowing a slot" in Documentation/design.rst)
  */
 struct zsmod_class_info {
 	unsigned int size;
@@ -79,6 +82,7 @@ struct zsmod_class_info {
 	unsigned long objs_allocated;
 	unsigned long objs_used;
 	unsigned long zspages;
+	unsigned long borrow_waste;
 };
 
 struct zsmod_pool *zsmod_create_pool(const char *name);

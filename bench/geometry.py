@@ -12,7 +12,8 @@ whose SIZE is 0 never reach the allocator) through the size classes of
   zsmalloc_mod  ours, as zsmalloc_mod.c builds them (its constants are read
                 from the file): the chain that wastes the fewest bytes per
                 page, the same merging, and borrowing of slots in larger
-                classes for small classes and rare sizes;
+                classes for small classes and rare sizes, each class up
+                to one zspage's worth of unused bytes;
 
 in stream order, allocation only, as at the peak of the end-to-end
 benchmark (every class then has at most one partly filled zspage). It
@@ -38,6 +39,7 @@ class Class:
     def __init__(self, size, pages, objs, pos):
         self.size, self.pages, self.objs, self.pos = size, pages, objs, pos
         self.zspages = self.used = 0
+        self.borrow_waste = 0   # bytes unused in the slots it borrowed
         self.payload = 0    # bytes of the objects in its slots
         self.headers = 0    # handle words in its slots
 
@@ -117,6 +119,8 @@ def replay(sizes, geometry):
 
 def borrow(c, distinct, pool_pages, g, size):
     """zsmalloc_mod.c malloc_borrow_slot(): a free slot of a larger class."""
+    if c.borrow_waste >= c.pages * PAGE:
+        return False
     allocated = c.zspages * c.objs
     reach = g["borrow_bytes"]
     if not allocated and pool_pages >= g["rare_pool_pages"]:
@@ -128,6 +132,7 @@ def borrow(c, distinct, pool_pages, g, size):
             break
         if larger.has_room():
             larger.put(size)
+            c.borrow_waste += larger.size - c.size
             return True
     return False
 

@@ -1280,6 +1280,86 @@ static void test_rare_class_borrow(struct kunit *test)
 	free_destroy_check(tp);
 }
 
+/*
+ * The borrowing budget (ZSMOD_RARE_BORROW_BYTES's comment in
+ * zsmalloc_mod.c): a class borrows slots of a larger class only until the
+ * bytes they leave unused reach one zspage of its own; then it opens its
+ * own zspage. The budget renews when the class has no zspage left.
+ */
+static void test_borrow_budget(struct kunit *test)
+{
+	struct tpool *tp = tpool_create(test, 2048);
+	const struct tclass *small = NULL, *large = NULL;
+	struct zsmod_class_info si, li;
+	unsigned long budget, borrows, used_before, pages, i;
+	unsigned int delta, nl;
+	int idx, own = -1;
+
+	/* a one-page class and the next class, at most 64 bytes larger */
+	for (i = 0; i + 1 < tp->ntab; i++) {
+		small = &tp->tab[i];
+		large = &tp->tab[i + 1];
+		if (!small->huge && !large->huge && small->ppz == 1 &&
+		    large->size - small->size <= 64)
+			break;
+		small = NULL;
+	}
+	KUNIT_ASSERT_NOT_NULL(test, small);
+	delta = large->size - small->size;
+	budget = (unsigned long)small->ppz * PAGE_SIZE;
+	borrows = DIV_ROUND_UP(budget, delta);
+
+	/* free slots in the large class: more than the budget lets borrow */
+	nl = 2 * (borrows + large->opz);
+	KUNIT_ASSERT_LE(test, nl + borrows + 2, 2048UL);
+	for (i = 0; i < nl; i++)
+		KUNIT_ASSERT_GE(test, tpool_alloc(tp, large->max, MOVABLE_GFP), 0);
+	for (i = 0; i < nl; i += 2)
+		tpool_free(tp, i);
+	KUNIT_ASSERT_EQ(test, 0, zsmod_class_info(tp->pool, large->arg, &li));
+	KUNIT_ASSERT_GT(test, li.objs_allocated - li.objs_used, borrows);
+	KUNIT_ASSERT_LT(test, zsmod_get_total_pages(tp->pool), 1024UL);
+
+	/* the small class has no zspage: its objects borrow, up to the budget */
+	used_before = li.objs_used;
+	pages = zsmod_get_total_pages(tp->pool);
+	for (i = 0; i < borrows; i++)
+		KUNIT_ASSERT_GE(test, tpool_alloc(tp, small->max, MOVABLE_GFP), 0);
+	KUNIT_ASSERT_EQ(test, 0, zsmod_class_info(tp->pool, small->arg, &si));
+	KUNIT_ASSERT_EQ(test, 0, zsmod_class_info(tp->pool, large->arg, &li));
+	KUNIT_EXPECT_EQ_MSG(test, si.objs_used, 0UL, "borrowed slots went elsewhere");
+	KUNIT_EXPECT_EQ(test, li.objs_used, used_before + borrows);
+	KUNIT_EXPECT_EQ(test, si.borrow_waste, borrows * delta);
+	KUNIT_EXPECT_EQ(test, zsmod_get_total_pages(tp->pool), pages);
+
+	/* budget spent: the next object opens the small class's own zspage */
+	own = tpool_alloc(tp, small->max, MOVABLE_GFP);
+	KUNIT_ASSERT_GE(test, own, 0);
+	KUNIT_ASSERT_EQ(test, 0, zsmod_class_info(tp->pool, small->arg, &si));
+	KUNIT_EXPECT_EQ_MSG(test, si.objs_used, 1UL,
+			    "class %u kept borrowing past its budget of %lu bytes",
+			    small->size, budget);
+	KUNIT_EXPECT_EQ(test, si.zspages, 1UL);
+
+	/* its zspage gone, the class borrows again */
+	tpool_free(tp, own);
+	KUNIT_ASSERT_EQ(test, 0, zsmod_class_info(tp->pool, small->arg, &si));
+	KUNIT_EXPECT_EQ(test, si.zspages, 0UL);
+	KUNIT_EXPECT_EQ(test, si.borrow_waste, 0UL);
+	KUNIT_ASSERT_EQ(test, 0, zsmod_class_info(tp->pool, large->arg, &li));
+	used_before = li.objs_used;
+	idx = tpool_alloc(tp, small->max, MOVABLE_GFP);
+	KUNIT_ASSERT_GE(test, idx, 0);
+	KUNIT_ASSERT_EQ(test, 0, zsmod_class_info(tp->pool, small->arg, &si));
+	KUNIT_ASSERT_EQ(test, 0, zsmod_class_info(tp->pool, large->arg, &li));
+	KUNIT_EXPECT_EQ_MSG(test, si.objs_used, 0UL, "the budget did not renew");
+	KUNIT_EXPECT_EQ(test, li.objs_used, used_before + 1);
+
+	KUNIT_EXPECT_EQ(test, tpool_check_all(tp), 0U);
+	expect_consistent(tp);
+	free_destroy_check(tp);
+}
+
 /* Size 0 and sizes above the maximum: -EINVAL, nothing allocated. */
 static void test_invalid_sizes(struct kunit *test)
 {
@@ -1518,6 +1598,7 @@ static struct kunit_case alloc_cases[] = {
 	KUNIT_CASE(test_free_reuse),
 	KUNIT_CASE(test_free_queue),
 	KUNIT_CASE(test_rare_class_borrow),
+	KUNIT_CASE(test_borrow_budget),
 	KUNIT_CASE(test_invalid_sizes),
 	KUNIT_CASE(test_stats_many_classes),
 	KUNIT_CASE(test_alloc_enomem),
