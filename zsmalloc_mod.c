@@ -175,15 +175,19 @@ static_assert(ZSMOD_CLASS_DELTA % ZSMOD_HANDLE_SIZE == 0);
  * objects take a free slot up to ZSMOD_RARE_BORROW_BYTES larger instead,
  * which wastes less than such a zspage as long as the class stays rare.
  *
- * Both stop paying once the bytes left unused in borrowed slots add up
- * to more than the zspage they spare: a class that kept borrowing would
- * never grow a zspage of its own, and in a large pool its objects would
- * cost more than the one partly filled zspage it avoids. So each class
- * borrows at most one zspage's worth of bytes (size_class->borrow_waste),
- * a budget that renews when the class has no zspage left.
+ * In a large pool both stop paying once the bytes left unused in borrowed
+ * slots add up to more than the zspage they spare: a class that kept
+ * borrowing would never grow a zspage of its own, and its objects would
+ * cost more than the one partly filled zspage it avoids. So once the pool
+ * holds ZSMOD_BORROW_BUDGET_POOL_PAGES pages, a class borrows no more
+ * after one zspage's worth of bytes (size_class->borrow_waste), a budget
+ * that renews when the class has no zspage left. In smaller pools the
+ * partly filled zspages weigh more than any rounding borrowing adds
+ * (bench/geometry.sh), and borrowing has no limit.
  */
 #define ZSMOD_RARE_POOL_PAGES	1024
 #define ZSMOD_RARE_BORROW_BYTES	1024
+#define ZSMOD_BORROW_BUDGET_POOL_PAGES	16384
 
 /*
  * Freeing in batches: a free marks its handle freed at once (OBJ_FREEING
@@ -1387,9 +1391,9 @@ static unsigned long malloc_in_class(struct size_class *class,
  * See ZSMOD_BORROW_ZSPAGES: only while @class is small, and only in an
  * existing zspage of a class at most ZSMOD_BORROW_BYTES larger; or, for a
  * rare size (see ZSMOD_RARE_POOL_PAGES), ZSMOD_RARE_BORROW_BYTES larger;
- * and only while @class has borrowed less than one zspage's worth of
- * bytes (see ZSMOD_RARE_BORROW_BYTES). The handle comes from the larger
- * class, which holds the object.
+ * and in a large pool only while @class has borrowed less than one
+ * zspage's worth of bytes (see ZSMOD_RARE_BORROW_BYTES). The handle comes
+ * from the larger class, which holds the object.
  *
  * Return: the new object's handle, or 0 if it was not placed.
  */
@@ -1400,12 +1404,13 @@ static unsigned long malloc_borrow_slot(struct zsmod_pool *pool,
 	unsigned int pos, reach = ZSMOD_BORROW_BYTES;
 	/* data_race: a stale count only changes where one object goes */
 	unsigned long allocated = data_race(class->stat[CLASS_OBJS_ALLOCATED]);
+	long pool_pages = atomic_long_read(&pool->pages_allocated);
 
-	if (atomic_long_read(&class->borrow_waste) >=
+	if (pool_pages >= ZSMOD_BORROW_BUDGET_POOL_PAGES &&
+	    atomic_long_read(&class->borrow_waste) >=
 	    (long)class->pages_per_zspage * PAGE_SIZE)
 		return 0;
-	if (!allocated && atomic_long_read(&pool->pages_allocated) >=
-			  ZSMOD_RARE_POOL_PAGES)
+	if (!allocated && pool_pages >= ZSMOD_RARE_POOL_PAGES)
 		reach = ZSMOD_RARE_BORROW_BYTES;
 	else if (allocated >= ZSMOD_BORROW_ZSPAGES * class->objs_per_zspage)
 		return 0;

@@ -12,8 +12,9 @@ whose SIZE is 0 never reach the allocator) through the size classes of
   zsmalloc_mod  ours, as zsmalloc_mod.c builds them (its constants are read
                 from the file): the chain that wastes the fewest bytes per
                 page, the same merging, and borrowing of slots in larger
-                classes for small classes and rare sizes, each class up
-                to one zspage's worth of unused bytes;
+                classes for small classes and rare sizes (in a large
+                pool, each class up to one zspage's worth of unused
+                bytes);
 
 in stream order, allocation only, as at the peak of the end-to-end
 benchmark (every class then has at most one partly filled zspage). It
@@ -119,7 +120,7 @@ def replay(sizes, geometry):
 
 def borrow(c, distinct, pool_pages, g, size):
     """zsmalloc_mod.c malloc_borrow_slot(): a free slot of a larger class."""
-    if c.borrow_waste >= c.pages * PAGE:
+    if pool_pages >= g["budget_pool_pages"] and c.borrow_waste >= c.pages * PAGE:
         return False
     allocated = c.zspages * c.objs
     reach = g["borrow_bytes"]
@@ -144,7 +145,8 @@ def zsmod_constants(path):
             "ZSMOD_MAX_PAGES_PER_ZSPAGE": "max_pages",
             "ZSMOD_BORROW_ZSPAGES": "borrow_zspages", "ZSMOD_BORROW_BYTES": "borrow_bytes",
             "ZSMOD_RARE_POOL_PAGES": "rare_pool_pages",
-            "ZSMOD_RARE_BORROW_BYTES": "rare_borrow_bytes"}
+            "ZSMOD_RARE_BORROW_BYTES": "rare_borrow_bytes",
+            "ZSMOD_BORROW_BUDGET_POOL_PAGES": "budget_pool_pages"}
     got = {}
     for name, key in want.items():
         m = re.search(r"^#define\s+%s\s+(\d+)U?\b" % name, text, re.M)

@@ -1282,18 +1282,22 @@ static void test_rare_class_borrow(struct kunit *test)
 
 /*
  * The borrowing budget (ZSMOD_RARE_BORROW_BYTES's comment in
- * zsmalloc_mod.c): a class borrows slots of a larger class only until the
- * bytes they leave unused reach one zspage of its own; then it opens its
- * own zspage. The budget renews when the class has no zspage left.
+ * zsmalloc_mod.c): while the pool is smaller than BUDGET_POOL_PAGES a
+ * class borrows slots of a larger class without limit; in a larger pool
+ * only until the bytes they leave unused reach one zspage of its own, and
+ * then it opens its own zspage. The budget renews when the class has no
+ * zspage left.
  */
+#define BUDGET_POOL_PAGES	16384
 static void test_borrow_budget(struct kunit *test)
 {
-	struct tpool *tp = tpool_create(test, 2048);
+	const unsigned int cap = BUDGET_POOL_PAGES + 4096;
+	struct tpool *tp = tpool_create(test, cap);
 	const struct tclass *small = NULL, *large = NULL;
 	struct zsmod_class_info si, li;
 	unsigned long budget, borrows, used_before, pages, i;
 	unsigned int delta, nl;
-	int idx, own = -1;
+	int idx, own;
 
 	/* a one-page class and the next class, at most 64 bytes larger */
 	for (i = 0; i + 1 < tp->ntab; i++) {
@@ -1307,32 +1311,39 @@ static void test_borrow_budget(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, small);
 	delta = large->size - small->size;
 	budget = (unsigned long)small->ppz * PAGE_SIZE;
-	borrows = DIV_ROUND_UP(budget, delta);
+	borrows = DIV_ROUND_UP(budget, delta) + 8;	/* past the budget */
 
-	/* free slots in the large class: more than the budget lets borrow */
-	nl = 2 * (borrows + large->opz);
-	KUNIT_ASSERT_LE(test, nl + borrows + 2, 2048UL);
+	/* free slots in the large class: more than the objects that borrow */
+	nl = 2 * (2 * borrows + large->opz);
+	KUNIT_ASSERT_LE(test, nl + 2 * borrows + 4, 4096UL);
 	for (i = 0; i < nl; i++)
 		KUNIT_ASSERT_GE(test, tpool_alloc(tp, large->max, MOVABLE_GFP), 0);
 	for (i = 0; i < nl; i += 2)
 		tpool_free(tp, i);
 	KUNIT_ASSERT_EQ(test, 0, zsmod_class_info(tp->pool, large->arg, &li));
-	KUNIT_ASSERT_GT(test, li.objs_allocated - li.objs_used, borrows);
+	KUNIT_ASSERT_GT(test, li.objs_allocated - li.objs_used, 2 * borrows);
 	KUNIT_ASSERT_LT(test, zsmod_get_total_pages(tp->pool), 1024UL);
 
-	/* the small class has no zspage: its objects borrow, up to the budget */
+	/* small pool: the small class borrows past its budget */
 	used_before = li.objs_used;
 	pages = zsmod_get_total_pages(tp->pool);
 	for (i = 0; i < borrows; i++)
 		KUNIT_ASSERT_GE(test, tpool_alloc(tp, small->max, MOVABLE_GFP), 0);
 	KUNIT_ASSERT_EQ(test, 0, zsmod_class_info(tp->pool, small->arg, &si));
 	KUNIT_ASSERT_EQ(test, 0, zsmod_class_info(tp->pool, large->arg, &li));
-	KUNIT_EXPECT_EQ_MSG(test, si.objs_used, 0UL, "borrowed slots went elsewhere");
+	KUNIT_EXPECT_EQ_MSG(test, si.objs_used, 0UL,
+			    "class %u stopped borrowing in a pool of %lu pages",
+			    small->size, pages);
 	KUNIT_EXPECT_EQ(test, li.objs_used, used_before + borrows);
 	KUNIT_EXPECT_EQ(test, si.borrow_waste, borrows * delta);
+	KUNIT_EXPECT_GT(test, si.borrow_waste, budget);
 	KUNIT_EXPECT_EQ(test, zsmod_get_total_pages(tp->pool), pages);
 
-	/* budget spent: the next object opens the small class's own zspage */
+	/* grow the pool past the threshold with one-page objects */
+	while (zsmod_get_total_pages(tp->pool) < BUDGET_POOL_PAGES)
+		KUNIT_ASSERT_GE(test, tpool_alloc(tp, PAGE_SIZE, MOVABLE_GFP), 0);
+
+	/* large pool, budget spent: the next object opens its own zspage */
 	own = tpool_alloc(tp, small->max, MOVABLE_GFP);
 	KUNIT_ASSERT_GE(test, own, 0);
 	KUNIT_ASSERT_EQ(test, 0, zsmod_class_info(tp->pool, small->arg, &si));
