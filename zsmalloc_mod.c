@@ -247,7 +247,7 @@ struct size_class {
 	struct list_head handle_blocks;
 	unsigned long nr_handle_blocks;
 	unsigned long handles_used;
-	/* bytes unused in borrowed slots: see ZSMOD_RARE_BORROW_BYTES */
+	/* bytes unused in borrowed slots: see ZSMOD_BORROW_BUDGET_POOL_PAGES */
 	atomic_long_t borrow_waste;
 } ____cacheline_aligned_in_smp;
 
@@ -1392,8 +1392,8 @@ static unsigned long malloc_in_class(struct size_class *class,
  * existing zspage of a class at most ZSMOD_BORROW_BYTES larger; or, for a
  * rare size (see ZSMOD_RARE_POOL_PAGES), ZSMOD_RARE_BORROW_BYTES larger;
  * and in a large pool only while @class has borrowed less than one
- * zspage's worth of bytes (see ZSMOD_RARE_BORROW_BYTES). The handle comes
- * from the larger class, which holds the object.
+ * zspage's worth of bytes (see ZSMOD_BORROW_BUDGET_POOL_PAGES). The handle
+ * comes from the larger class, which holds the object.
  *
  * Return: the new object's handle, or 0 if it was not placed.
  */
