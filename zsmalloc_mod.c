@@ -68,6 +68,7 @@
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <kunit/visibility.h>
 #include <linux/atomic.h>
 #include <linux/cpuhotplug.h>
 #include <linux/debugfs.h>
@@ -1982,13 +1983,19 @@ EXPORT_SYMBOL_GPL(zsmod_unmap_object);
 /**
  * class_compactable_pages() - pages compaction could free in a class
  * @class: the class
+ * @queued: objects of it whose free is queued, counted as free slots
  *
  * Return: whole zspages' worth of free slots, in pages.
  */
-static unsigned long class_compactable_pages(struct size_class *class)
+static unsigned long class_compactable_pages(struct size_class *class,
+					     unsigned long queued)
 {
-	unsigned long allocated = class->stat[CLASS_OBJS_ALLOCATED];
-	unsigned long used = class->stat[CLASS_OBJS_INUSE];
+	/* data_race: the shrinker counts without the lock, as a hint */
+	unsigned long allocated = data_race(class->stat[CLASS_OBJS_ALLOCATED]);
+	/* data_race: as above */
+	unsigned long used = data_race(class->stat[CLASS_OBJS_INUSE]);
+
+	used -= min(used, queued);
 
 	if (allocated <= used)
 		return 0;
@@ -2092,7 +2099,7 @@ static unsigned long compact_class(struct zsmod_pool *pool,
 	unsigned long freed = 0;
 
 	spin_lock(&class->lock);
-	while (class_compactable_pages(class)) {
+	while (class_compactable_pages(class, 0)) {
 		if (!dst) {
 			dst = isolate_dst_zspage(class);
 			if (!dst)
@@ -2196,10 +2203,27 @@ static void auto_compact_work(struct work_struct *work)
 	compact_pool(pool, true);
 }
 
+/* Frees of a class queued on any CPU, as a shrinker count needs them. */
+static unsigned long class_frees_queued(struct zsmod_pool *pool,
+					struct size_class *class)
+{
+	unsigned long nr = 0;
+	unsigned int cpu;
+
+	for_each_cpu(cpu, pool->queued_cpus)
+		/* data_race: a peek; a stale count only misjudges a scan */
+		nr += data_race(per_cpu_ptr(pool->free_batch,
+					    cpu)->class[class->pos].nr);
+	return nr;
+}
+
 /**
- * zsmod_shrinker_count() - shrinker: pages compaction could free
+ * zsmod_shrinker_count() - shrinker: pages scanning could free
  * @shrinker: the pool's shrinker
  * @sc: shrink control (unused)
+ *
+ * Counts queued frees as done, since the scan runs them first: a class
+ * whose zspages only queued frees keep is worth a scan.
  *
  * Return: the count, or 0 while shrinker_enabled is off.
  */
@@ -2212,8 +2236,12 @@ static unsigned long zsmod_shrinker_count(struct shrinker *shrinker,
 
 	if (!READ_ONCE(shrinker_enabled))
 		return 0;
-	for (i = 0; i < pool->nr_classes; i++)
-		pages += class_compactable_pages(pool->classes[i]);
+	for (i = 0; i < pool->nr_classes; i++) {
+		struct size_class *class = pool->classes[i];
+
+		pages += class_compactable_pages(class,
+						 class_frees_queued(pool, class));
+	}
 	return pages;
 }
 
@@ -2237,6 +2265,23 @@ static unsigned long zsmod_shrinker_scan(struct shrinker *shrinker,
 	freed += zsmod_compact(pool);
 	return freed ? freed : SHRINK_STOP;
 }
+
+#if IS_ENABLED(CONFIG_KUNIT)
+/**
+ * zsmod_pool_shrinker() - a pool's shrinker, for the KUnit tests
+ * @pool: the pool
+ *
+ * Exported only to modules that import EXPORTED_FOR_KUNIT_TESTING, and
+ * only by kernels built with KUnit.
+ *
+ * Return: the shrinker, or NULL if the pool has none.
+ */
+struct shrinker *zsmod_pool_shrinker(struct zsmod_pool *pool)
+{
+	return pool->shrinker;
+}
+EXPORT_SYMBOL_IF_KUNIT(zsmod_pool_shrinker);
+#endif
 
 /* ---- page migration -------------------------------------------------- */
 
@@ -2603,7 +2648,7 @@ static int zsmod_classes_show(struct seq_file *s, void *v)
 
 		spin_lock(&class->lock);
 		memcpy(stat, class->stat, sizeof(stat));
-		freeable = class_compactable_pages(class);
+		freeable = class_compactable_pages(class, 0);
 		spin_unlock(&class->lock);
 
 		pages = stat[CLASS_OBJS_ALLOCATED] / class->objs_per_zspage *

@@ -10,6 +10,7 @@
 
 #include <linux/types.h>
 
+struct shrinker;
 struct zsmod_pool;
 
 /**
@@ -111,5 +112,10 @@ int zsmod_handle_location(struct zsmod_pool *pool, unsigned long handle,
 			  unsigned long *pfn, unsigned int *obj_idx);
 int zsmod_handle_zspage_pfns(struct zsmod_pool *pool, unsigned long handle,
 			     unsigned long *pfns, unsigned int max_pfns);
+
+#if IS_ENABLED(CONFIG_KUNIT)
+/* Only for KUnit: MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING) */
+struct shrinker *zsmod_pool_shrinker(struct zsmod_pool *pool);
+#endif
 
 #endif /* _ZSMALLOC_MOD_H_ */

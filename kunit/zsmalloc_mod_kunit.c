@@ -43,6 +43,7 @@
 #include <linux/page-flags.h>
 #include <linux/random.h>
 #include <linux/sched.h>
+#include <linux/shrinker.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
 #include <linux/string.h>
@@ -1182,6 +1183,58 @@ static void test_free_queue(struct kunit *test)
 }
 
 /*
+ * The pool's shrinker counts queued frees as done: zspages that only queued
+ * frees still hold are worth a scan, and the scan gives their pages back.
+ * Fewer frees than a batch stay queued until the drain worker runs them
+ * (ZSMOD_FREE_DRAIN_DELAY): a round in which it ran between the frees and
+ * the count proves nothing and is repeated.
+ */
+static void test_shrinker_counts_queued(struct kunit *test)
+{
+	const unsigned int nobj = 6, nfree = 4;
+	unsigned int round, i;
+
+	for (round = 0; round < 5; round++) {
+		struct tpool *tp = tpool_create(test, nobj);
+		struct shrink_control sc = { .gfp_mask = GFP_KERNEL };
+		const struct tclass *c = huge_class(tp);
+		unsigned long full, before, count, after, freed;
+		struct shrinker *shrinker;
+
+		shrinker = zsmod_pool_shrinker(tp->pool);
+		if (!shrinker)
+			kunit_skip(test, "the pool has no shrinker");
+		KUNIT_ASSERT_NOT_NULL(test, c);
+		for (i = 0; i < nobj; i++)
+			KUNIT_ASSERT_GE(test, tpool_alloc(tp, c->max, GFP_KERNEL), 0);
+		full = zsmod_get_total_pages(tp->pool);
+		KUNIT_ASSERT_EQ(test, full, (unsigned long)nobj * c->ppz);
+
+		for (i = 0; i < nfree; i++)
+			tpool_free(tp, i);
+		before = zsmod_get_total_pages(tp->pool);
+		count = shrinker->count_objects(shrinker, &sc);
+		after = zsmod_get_total_pages(tp->pool);
+		if (before != full || after != full) {
+			kunit_info(test, "round %u: the drain worker ran first\n", round);
+			continue;
+		}
+		KUNIT_EXPECT_GE_MSG(test, count, (unsigned long)nfree * c->ppz,
+				    "the count misses the pages of %u queued frees", nfree);
+
+		sc.nr_to_scan = count;
+		freed = shrinker->scan_objects(shrinker, &sc);
+		KUNIT_EXPECT_GE(test, freed, (unsigned long)nfree * c->ppz);
+		KUNIT_EXPECT_EQ(test, zsmod_get_total_pages(tp->pool),
+				(unsigned long)(nobj - nfree) * c->ppz);
+		KUNIT_EXPECT_EQ(test, tpool_check_all(tp), 0U);
+		expect_consistent(tp);
+		return;
+	}
+	KUNIT_FAIL(test, "the drain worker ran first in every round");
+}
+
+/*
  * Free one object of a full zspage and allocate again: the slot is reused,
  * no page is added; then empty the pool and allocate again.
  */
@@ -1608,6 +1661,7 @@ static struct kunit_case alloc_cases[] = {
 	KUNIT_CASE(test_handle_blocks),
 	KUNIT_CASE(test_free_reuse),
 	KUNIT_CASE(test_free_queue),
+	KUNIT_CASE(test_shrinker_counts_queued),
 	KUNIT_CASE(test_rare_class_borrow),
 	KUNIT_CASE(test_borrow_budget),
 	KUNIT_CASE(test_invalid_sizes),
@@ -2726,4 +2780,5 @@ static struct kunit_suite zpool_suite = {
 kunit_test_suites(&alloc_suite, &migration_suite, &dropbehind_suite, &zpool_suite);
 
 MODULE_DESCRIPTION("KUnit tests for zsmalloc_mod");
+MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
 MODULE_LICENSE("GPL");
