@@ -101,20 +101,35 @@ def class_index(size, min_size, delta, nr):
 
 
 def replay(sizes, geometry):
-    """Allocate every object; return the distinct classes and the pool pages."""
+    """Allocate every object; return the distinct classes and the pool pages.
+
+    With geometry["long_chain"], a second table of chains up to that many
+    pages takes over once the pool holds geometry["long_from"] pages: new
+    zspages are opened in it, after the free slots of the first table's
+    class for the same size are used up.
+    """
     g = geometry
     by_idx, distinct = build_classes(g["chain"], g["min_size"], g["delta"], g["max_pages"])
+    by_long, long_distinct = by_idx, distinct
+    if g.get("long_chain"):
+        by_long, long_distinct = build_classes(g["chain"], g["min_size"], g["delta"],
+                                               g["long_chain"])
     pages = 0
     for size in sizes:
-        c = by_idx[class_index(size + HANDLE, g["min_size"], g["delta"], len(by_idx))]
+        idx = class_index(size + HANDLE, g["min_size"], g["delta"], len(by_idx))
+        c, table = by_idx[idx], distinct
+        if pages >= g.get("long_from", pages + 1) and not c.has_room():
+            c, table = by_long[idx], long_distinct
         if c.has_room():
             c.put(size)
             continue
-        if g["borrow"] and borrow(c, distinct, pages, g, size):
+        if g["borrow"] and borrow(c, table, pages, g, size):
             continue
         c.zspages += 1
         pages += c.pages
         c.put(size)
+    if by_long is not by_idx:
+        distinct = distinct + long_distinct
     return distinct, pages
 
 
@@ -177,6 +192,11 @@ def main():
     ap.add_argument("--max-chain", type=int, help="what-if: zsmalloc_mod chains of up to N pages")
     ap.add_argument("--delta", type=int, help="what-if: zsmalloc_mod classes D bytes apart")
     ap.add_argument("--no-borrow", action="store_true", help="what-if: zsmalloc_mod without borrowing")
+    ap.add_argument("--long-chain", type=int,
+                    help="what-if: a second class table, chains up to N pages, for new zspages "
+                         "once the pool is large (--long-from)")
+    ap.add_argument("--long-from", type=int, default=16384,
+                    help="pool pages from which --long-chain applies [16384]")
     a = ap.parse_args()
 
     mod = zsmod_constants(a.source)
@@ -185,6 +205,8 @@ def main():
         mod["max_pages"] = a.max_chain
     if a.delta:
         mod["delta"] = a.delta
+    if a.long_chain:
+        mod.update(long_chain=a.long_chain, long_from=a.long_from)
     zs = dict(min_size=32, delta=16, max_pages=8, chain=zsmalloc_chain, borrow=False)
 
     stream = []
@@ -194,7 +216,9 @@ def main():
     what_if = ", ".join(s for s in (
         a.max_chain and "chains up to %d pages" % a.max_chain,
         a.delta and "classes %d bytes apart" % a.delta,
-        a.no_borrow and "no borrowing") if s) or "none"
+        a.no_borrow and "no borrowing",
+        a.long_chain and "chains up to %d pages for new zspages from %d pool pages on" % (
+            a.long_chain, a.long_from)) if s) or "none"
 
     print("| working set | objects | payload bytes | zsmalloc pages | zsmalloc_mod pages "
           "| density mod/zs | zero-waste bound / zs | zsmalloc_mod: headers | rounding "

@@ -7,7 +7,8 @@
 # usage: bench/geometry.sh [--mib LIST] [--out FILE] [geometry.py what-if options]
 #   --mib LIST  working sets in MiB, comma-separated [64,192,512]
 #   --out FILE  also write the table to FILE
-#   what-if:    --max-chain N, --delta D, --no-borrow (zsmalloc_mod only)
+#   what-if:    --max-chain N, --delta D, --no-borrow, --long-chain N
+#               [--long-from PAGES] (zsmalloc_mod only; see geometry.py)
 # Environment: ABI (Debian kernel ABI whose modules make the corpus).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -18,9 +19,9 @@ while [ $# -gt 0 ]; do
 	case $1 in
 	--mib) mib=$2; shift ;;
 	--out) out=$2; shift ;;
-	--max-chain|--delta) whatif+=("$1" "$2"); shift ;;
+	--max-chain|--delta|--long-chain|--long-from) whatif+=("$1" "$2"); shift ;;
 	--no-borrow) whatif+=("$1") ;;
-	*) echo "usage: bench/geometry.sh [--mib LIST] [--out FILE] [--max-chain N] [--delta D] [--no-borrow]" >&2
+	*) echo "usage: bench/geometry.sh [--mib LIST] [--out FILE] [--max-chain N] [--delta D] [--no-borrow] [--long-chain N [--long-from PAGES]]" >&2
 	   exit 2 ;;
 	esac
 	shift
