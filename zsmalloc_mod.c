@@ -48,12 +48,13 @@
  *	a zspage of the class; if either fails it waits on the class lock,
  *	under which no move is under way. A mover (compaction, page
  *	migration) claims a zspage in class->moving under the class lock,
- *	and after a full barrier looks for pins in it: if there is one it
- *	backs off, else it may move the zspage's objects until it releases
- *	the claim. Of the two sides of this handshake at least one sees the
- *	other, so the bytes of a mapped object never move, and mappers hold
- *	no lock that others spin on, even while zswap decompresses from
- *	the mapping.
+ *	and after a full barrier looks for pins in it, reading them with
+ *	acquire against the unpin's release so that it sees what the
+ *	mapper wrote: if there is one it backs off, else it may move the
+ *	zspage's objects until it releases the claim. Of the two sides of
+ *	this handshake at least one sees the other, so the bytes of a
+ *	mapped object never move, and mappers hold no lock that others
+ *	spin on, even while zswap decompresses from the mapping.
  *
  * So one object per CPU may be mapped at a time, and the caller must not
  * sleep while it is mapped.
@@ -1261,6 +1262,16 @@ static struct size_class *live_obj_class(struct zsmod_pool *pool,
 	return class == &zsmod_no_class ? NULL : class;
 }
 
+/*
+ * Did @class give @handle out? Its block says so. Class indexes are the
+ * same in every pool: this is what refuses another pool's handle.
+ */
+static __always_inline bool handle_of_class(unsigned long handle,
+					    struct size_class *class)
+{
+	return READ_ONCE(handle_block(handle)->class) == class;
+}
+
 /**
  * handle_class() - find the class of a handle's object
  * @pool: the pool
@@ -1269,14 +1280,17 @@ static struct size_class *live_obj_class(struct zsmod_pool *pool,
  * Cheap sanity checks always; under CONFIG_DEBUG_VM also that the handle
  * points to mapped kernel memory.
  *
- * Return: the class, or NULL for an invalid handle.
+ * Return: the class, or NULL for an invalid handle or one of another pool.
  */
 static struct size_class *handle_class(struct zsmod_pool *pool,
 				       unsigned long handle)
 {
+	struct size_class *class;
+
 	if (unlikely(!handle_plausible(pool, handle)))
 		return NULL;
-	return live_obj_class(pool, handle_obj(handle));
+	class = live_obj_class(pool, handle_obj(handle));
+	return class && handle_of_class(handle, class) ? class : NULL;
 }
 
 /**
@@ -1302,7 +1316,7 @@ static struct size_class *handle_mark_freeing(struct zsmod_pool *pool,
 	obj = READ_ONCE(*slot);
 	do {
 		class = live_obj_class(pool, obj);
-		if (!class)
+		if (!class || !handle_of_class(handle, class))
 			return NULL;
 	} while (!try_cmpxchg(slot, &obj, obj | OBJ_FREEING));
 	return class;
@@ -1361,12 +1375,15 @@ static bool obj_matches_handle(struct zsmod_pool *pool,
  *		       has room
  * @class: the class
  * @spare: a spare handle block for class_take_handle()
+ * @no_handle: set to true if a zspage had room but no handle slot could be
+ *	       had without sleeping, else to false
  *
  * Return: the new object's handle, or 0 if every zspage of @class is full
- * (or, rarely, no handle slot could be had without sleeping).
+ * or *@no_handle.
  */
 static unsigned long malloc_in_class(struct size_class *class,
-				     struct zsmod_handle_block **spare)
+				     struct zsmod_handle_block **spare,
+				     bool *no_handle)
 {
 	unsigned long handle = 0;
 	struct zspage *zsp;
@@ -1375,6 +1392,7 @@ static unsigned long malloc_in_class(struct size_class *class,
 	zsp = find_zspage_with_room(class);
 	if (zsp)
 		handle = class_take_handle(class, spare);
+	*no_handle = zsp && !handle;
 	if (handle) {
 		handle_set_obj(handle, obj_malloc(class, zsp, handle));
 		fix_fullness(class, zsp);
@@ -1403,6 +1421,7 @@ static unsigned long malloc_borrow_slot(struct zsmod_pool *pool,
 					struct zsmod_handle_block **spare)
 {
 	unsigned int pos, reach = ZSMOD_BORROW_BYTES;
+	bool no_handle;	/* then the object goes to a new zspage */
 	/* data_race: a stale count only changes where one object goes */
 	unsigned long allocated = data_race(class->stat[CLASS_OBJS_ALLOCATED]);
 	long pool_pages = atomic_long_read(&pool->pages_allocated);
@@ -1426,7 +1445,7 @@ static unsigned long malloc_borrow_slot(struct zsmod_pool *pool,
 		if (data_race(larger->stat[CLASS_OBJS_ALLOCATED] ==
 			      larger->stat[CLASS_OBJS_INUSE]))
 			continue;
-		handle = malloc_in_class(larger, spare);
+		handle = malloc_in_class(larger, spare, &no_handle);
 		if (handle) {
 			atomic_long_add(larger->size - class->size,
 					&class->borrow_waste);
@@ -1498,20 +1517,29 @@ static __always_inline int pool_malloc(struct zsmod_pool *pool, size_t size,
 {
 	struct zsmod_handle_block *spare = NULL;
 	struct size_class *class;
+	bool no_handle;
 	unsigned long h;
 
-	if (unlikely(!pool || !handle || !size ||
-		     size > ZSMOD_MAX_ALLOC_SIZE))
+	if (unlikely(!pool || !handle || !size))
 		return -EINVAL;
+	/* as zs_malloc(): zswap counts it as a page that compressed poorly */
+	if (unlikely(size > ZSMOD_MAX_ALLOC_SIZE))
+		return -ENOSPC;
 
 	class = pool->size_class[class_idx_for_size(size + ZSMOD_HANDLE_SIZE)];
-	h = malloc_in_class(class, &spare);
+	h = malloc_in_class(class, &spare, &no_handle);
+	/* room, but no handle slot without sleeping: one as @gfp allows */
+	if (unlikely(no_handle)) {
+		spare = handle_block_alloc(gfp);
+		if (spare)
+			h = malloc_in_class(class, &spare, &no_handle);
+	}
 	/*
 	 * Frees queued in the class come before growing it; not in a huge
 	 * class, where each would free the zspage it leaves empty.
 	 */
 	if (!h && !class->huge && flush_queued_frees(pool, class, NULL))
-		h = malloc_in_class(class, &spare);
+		h = malloc_in_class(class, &spare, &no_handle);
 	if (!h)
 		h = malloc_borrow_slot(pool, class, &spare);
 	if (!h)
@@ -1532,7 +1560,8 @@ static __always_inline int pool_malloc(struct zsmod_pool *pool, size_t size,
  * @handle: where the new object's handle is stored
  *
  * Context: may sleep if @gfp allows it.
- * Return: 0 on success; -EINVAL for a size of 0 or above the maximum;
+ * Return: 0 on success; -EINVAL for a size of 0; -ENOSPC for a size above
+ * the maximum (as zs_malloc(), which zswap counts as poor compression);
  * -ENOMEM when memory ran out, in which case nothing was allocated.
  */
 int zsmod_malloc(struct zsmod_pool *pool, size_t size, gfp_t gfp,
@@ -1762,7 +1791,11 @@ static bool zspage_pinned(struct zspage *zsp)
 	for_each_possible_cpu(cpu) {
 		unsigned long obj;
 
-		obj = READ_ONCE(per_cpu_ptr(&zsmod_map_area, cpu)->obj);
+		/*
+		 * Acquire: pairs with unpin_object(), so that a mover that
+		 * sees no pin also sees the bytes the mapper wrote.
+		 */
+		obj = smp_load_acquire(&per_cpu_ptr(&zsmod_map_area, cpu)->obj);
 		/* a stale pin's page may be anyone's: compare, never follow */
 		if (obj && zpdesc_zspage(obj_zpdesc(obj)) == zsp)
 			return true;
@@ -1905,6 +1938,7 @@ static __always_inline void *pool_map(struct zsmod_pool *pool,
 	 */
 	if (unlikely(smp_load_acquire(&class->moving) ||
 		     handle_obj(handle) != obj ||
+		     !handle_of_class(handle, class) ||
 		     (off > class->last_whole_off &&
 		      !zpdesc_follows(zpdesc, zpdesc->next)) ||
 		     (IS_ENABLED(CONFIG_DEBUG_VM) &&
@@ -2714,8 +2748,13 @@ static ssize_t zsmod_compact_write(struct file *file, const char __user *ubuf,
 	unsigned int val;
 	int ret;
 
-	/* a number too large for the parser is just another wrong value */
+	/* the parser would read only the first 34 bytes of longer input */
+	if (count > 16)
+		return -EINVAL;
 	ret = kstrtouint_from_user(ubuf, count, 10, &val);
+	if (ret == -EFAULT)
+		return ret;
+	/* a number too large for the parser is just another wrong value */
 	if (ret || val != 1)
 		return -EINVAL;
 	zsmod_compact(pool);
@@ -2997,14 +3036,18 @@ void zsmod_destroy_pool(struct zsmod_pool *pool)
 
 	if (!pool)
 		return;
-	shrinker_free(pool->shrinker);
-	/* no more frees come: run the queued ones, which may want compaction */
-	if (pool->free_batch && cpumask_available(pool->queued_cpus)) {
-		cancel_delayed_work_sync(&pool->drain_work);
-		flush_queued_frees(pool, NULL, NULL);
-	}
-	cancel_delayed_work_sync(&pool->compact_work);
+	/*
+	 * Whatever runs queued frees may arm the compaction worker: first
+	 * wait for the debugfs files and the shrinker, which do, and disable
+	 * the workers for good rather than cancel them.
+	 */
 	debugfs_remove_recursive(pool->debugfs_dir);
+	shrinker_free(pool->shrinker);
+	disable_delayed_work_sync(&pool->drain_work);
+	/* no more frees come: run the queued ones, which may want compaction */
+	if (pool->free_batch && cpumask_available(pool->queued_cpus))
+		flush_queued_frees(pool, NULL, NULL);
+	disable_delayed_work_sync(&pool->compact_work);
 	flush_work(&pool->free_work);
 
 	for (i = 0; i < pool->nr_classes; i++)

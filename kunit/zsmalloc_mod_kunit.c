@@ -1424,7 +1424,10 @@ static void test_borrow_budget(struct kunit *test)
 	free_destroy_check(tp);
 }
 
-/* Size 0 and sizes above the maximum: -EINVAL, nothing allocated. */
+/*
+ * Size 0: -EINVAL; sizes above the maximum: -ENOSPC, as zs_malloc() (zswap
+ * counts that as poor compression). Nothing allocated either way.
+ */
 static void test_invalid_sizes(struct kunit *test)
 {
 	struct tpool *tp = tpool_create(test, 16);
@@ -1439,7 +1442,8 @@ static void test_invalid_sizes(struct kunit *test)
 	for (i = 0; i < ARRAY_SIZE(bad); i++) {
 		handle = 0;
 		KUNIT_EXPECT_EQ_MSG(test, zsmod_malloc(tp->pool, bad[i], GFP_KERNEL, &handle),
-				    -EINVAL, "size %zu", bad[i]);
+				    bad[i] ? -ENOSPC : -EINVAL, "size %zu", bad[i]);
+		KUNIT_EXPECT_EQ_MSG(test, handle, 0UL, "size %zu set a handle", bad[i]);
 	}
 	expect_consistent(tp);
 	KUNIT_EXPECT_EQ(test, zsmod_get_total_pages(tp->pool), 0UL);
@@ -1449,6 +1453,84 @@ static void test_invalid_sizes(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, tpool_check(tp, idx), -1L);
 	expect_consistent(tp);
 	free_destroy_check(tp);
+}
+
+/*
+ * A handle of another pool is refused: class indexes are the same in every
+ * pool, so only the handle's block tells whose it is. Through the lookups
+ * that answer -EINVAL (free and map would also warn).
+ */
+static void test_foreign_handle(struct kunit *test)
+{
+	struct tpool *a = tpool_create(test, 4), *b;
+	unsigned long pfn, pfns[MAX_PFNS];
+	unsigned int oi;
+	int ia, ib;
+
+	ia = tpool_alloc(a, 100, GFP_KERNEL);
+	KUNIT_ASSERT_GE(test, ia, 0);
+	/* NR_ZSPAGES is global: b's baseline includes a's pages */
+	b = tpool_create(test, 4);
+	ib = tpool_alloc(b, 100, GFP_KERNEL);
+	KUNIT_ASSERT_GE(test, ib, 0);
+	KUNIT_EXPECT_EQ(test, zsmod_handle_location(a->pool, a->h[ia], &pfn, &oi), 0);
+	KUNIT_EXPECT_EQ_MSG(test, zsmod_handle_location(b->pool, a->h[ia], &pfn, &oi), -EINVAL,
+			    "pool b took a handle of pool a for its own");
+	KUNIT_EXPECT_EQ(test, zsmod_handle_zspage_pfns(b->pool, a->h[ia], pfns, MAX_PFNS),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, zsmod_handle_location(b->pool, b->h[ib], &pfn, &oi), 0);
+	KUNIT_EXPECT_EQ(test, tpool_check(a, ia), -1L);
+	KUNIT_EXPECT_EQ(test, tpool_check(b, ib), -1L);
+	expect_consistent(b);
+	free_destroy_check(b);
+	expect_consistent(a);
+	free_destroy_check(a);
+}
+
+/*
+ * A zspage has room but every handle block of the class is full, and the
+ * block allocation without sleeping fails: the object still goes into the
+ * free slot, with a block allocated as the caller's gfp allows, and the
+ * pool does not grow.
+ */
+static void test_handle_block_refused(struct kunit *test)
+{
+#ifdef HAVE_FI
+	const unsigned int per_block = 60;	/* ZSMOD_HANDLES_PER_BLOCK */
+	struct tpool *tp = tpool_create(test, per_block + 1);
+	const struct tclass *c = NULL;
+	unsigned long pages;
+	unsigned int i, left;
+	int k, idx;
+
+	for (k = 0; k < tp->ntab; k++) {
+		if (!tp->tab[k].huge && per_block % tp->tab[k].opz) {
+			c = &tp->tab[k];
+			break;
+		}
+	}
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	for (i = 0; i < per_block; i++)
+		KUNIT_ASSERT_GE(test, tpool_alloc(tp, c->max, GFP_KERNEL), 0);
+	pages = zsmod_get_total_pages(tp->pool);
+	KUNIT_ASSERT_EQ(test, pages, DIV_ROUND_UP(per_block, c->opz) * c->ppz);
+
+	/* the first fault point is the class's block allocation */
+	fi_setup(test);
+	set_fail_nth(1);
+	idx = tpool_alloc(tp, c->max, GFP_KERNEL);
+	left = get_fail_nth();
+	set_fail_nth(0);
+	KUNIT_ASSERT_GE(test, idx, 0);
+	KUNIT_EXPECT_EQ_MSG(test, left, 0U, "no allocation failed: the class had a free handle");
+	KUNIT_EXPECT_EQ_MSG(test, zsmod_get_total_pages(tp->pool), pages,
+			    "class %u opened a zspage while one had room", c->size);
+	KUNIT_EXPECT_EQ(test, tpool_check_all(tp), 0U);
+	expect_consistent(tp);
+	free_destroy_check(tp);
+#else
+	NEED_FI(test);
+#endif
 }
 
 /* Objects in many classes at once: the per-class counters add up. */
@@ -1661,6 +1743,8 @@ static struct kunit_case alloc_cases[] = {
 	KUNIT_CASE(test_handle_blocks),
 	KUNIT_CASE(test_free_reuse),
 	KUNIT_CASE(test_free_queue),
+	KUNIT_CASE(test_foreign_handle),
+	KUNIT_CASE(test_handle_block_refused),
 	KUNIT_CASE(test_shrinker_counts_queued),
 	KUNIT_CASE(test_rare_class_borrow),
 	KUNIT_CASE(test_borrow_budget),
@@ -2696,7 +2780,7 @@ static void test_zpool_store_load(struct kunit *test)
 		handle = 0;
 		KUNIT_EXPECT_EQ(test, zpool_malloc(z->zpool, 0, ZSWAP_GFP, &handle), -EINVAL);
 		KUNIT_EXPECT_EQ(test, zpool_malloc(z->zpool, PAGE_SIZE + 1, ZSWAP_GFP, &handle),
-				-EINVAL);
+				-ENOSPC);
 		KUNIT_EXPECT_EQ(test, zpool_get_total_pages(z->zpool), total);
 
 		/* free half, the rest still reads back */

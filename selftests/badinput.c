@@ -30,7 +30,9 @@ static char longstr[4000];
  */
 static const char *const garbage[] = { "garbage", "2", "-1", " 1", "ox", "\x01\xff",
 				       longstr, NULL };
-static const char *const compact_garbage[] = { "0", "1x", "11", "one", NULL };
+/* the last: "1" after 33 zeros, then garbage past what a parser reads */
+static const char *const compact_garbage[] = { "0", "1x", "11", "one",
+	"0000000000000000000000000000000001garbage", NULL };
 /* For parameters of a type we do not know: invalid for bool and numbers. */
 static const char *const any_garbage[] = { "garbage", "\x01\xff", NULL };
 
