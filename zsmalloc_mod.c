@@ -1374,30 +1374,37 @@ static bool obj_matches_handle(struct zsmod_pool *pool,
  * malloc_in_class() - allocate an object in a zspage of a class, if any
  *		       has room
  * @class: the class
- * @spare: a spare handle block for class_take_handle()
- * @no_handle: set to true if a zspage had room but no handle slot could be
- *	       had without sleeping, else to false
+ * @spare: a spare handle block for class_take_handle(), or a pointer to
+ *	   NULL; one allocated here and not used is left in it
+ * @gfp: flags for a handle block, should a zspage have room but no handle
+ *	 slot be had without sleeping
  *
  * Return: the new object's handle, or 0 if every zspage of @class is full
- * or *@no_handle.
+ * (or memory for a handle block ran out).
  */
 static unsigned long malloc_in_class(struct size_class *class,
 				     struct zsmod_handle_block **spare,
-				     bool *no_handle)
+				     gfp_t gfp)
 {
 	unsigned long handle = 0;
 	struct zspage *zsp;
 
+again:
 	spin_lock(&class->lock);
 	zsp = find_zspage_with_room(class);
 	if (zsp)
 		handle = class_take_handle(class, spare);
-	*no_handle = zsp && !handle;
 	if (handle) {
 		handle_set_obj(handle, obj_malloc(class, zsp, handle));
 		fix_fullness(class, zsp);
 	}
 	spin_unlock(&class->lock);
+	/* room but no slot: not a full class; a block as @gfp allows */
+	if (unlikely(!handle && zsp && !*spare)) {
+		*spare = handle_block_alloc(gfp);
+		if (*spare)
+			goto again;
+	}
 	return handle;
 }
 
@@ -1406,6 +1413,7 @@ static unsigned long malloc_in_class(struct size_class *class,
  * @pool: the pool
  * @class: the object's own class, whose zspages are all full
  * @spare: a spare handle block for class_take_handle()
+ * @gfp: allocation flags, for a handle block
  *
  * See ZSMOD_BORROW_ZSPAGES: only while @class is small, and only in an
  * existing zspage of a class at most ZSMOD_BORROW_BYTES larger; or, for a
@@ -1418,10 +1426,10 @@ static unsigned long malloc_in_class(struct size_class *class,
  */
 static unsigned long malloc_borrow_slot(struct zsmod_pool *pool,
 					struct size_class *class,
-					struct zsmod_handle_block **spare)
+					struct zsmod_handle_block **spare,
+					gfp_t gfp)
 {
 	unsigned int pos, reach = ZSMOD_BORROW_BYTES;
-	bool no_handle;	/* then the object goes to a new zspage */
 	/* data_race: a stale count only changes where one object goes */
 	unsigned long allocated = data_race(class->stat[CLASS_OBJS_ALLOCATED]);
 	long pool_pages = atomic_long_read(&pool->pages_allocated);
@@ -1445,7 +1453,7 @@ static unsigned long malloc_borrow_slot(struct zsmod_pool *pool,
 		if (data_race(larger->stat[CLASS_OBJS_ALLOCATED] ==
 			      larger->stat[CLASS_OBJS_INUSE]))
 			continue;
-		handle = malloc_in_class(larger, spare, &no_handle);
+		handle = malloc_in_class(larger, spare, gfp);
 		if (handle) {
 			atomic_long_add(larger->size - class->size,
 					&class->borrow_waste);
@@ -1517,31 +1525,23 @@ static __always_inline int pool_malloc(struct zsmod_pool *pool, size_t size,
 {
 	struct zsmod_handle_block *spare = NULL;
 	struct size_class *class;
-	bool no_handle;
 	unsigned long h;
 
-	if (unlikely(!pool || !handle || !size))
-		return -EINVAL;
-	/* as zs_malloc(): zswap counts it as a page that compressed poorly */
-	if (unlikely(size > ZSMOD_MAX_ALLOC_SIZE))
-		return -ENOSPC;
+	if (unlikely(!pool || !handle || !size ||
+		     size > ZSMOD_MAX_ALLOC_SIZE))
+		/* as zs_malloc(): zswap counts -ENOSPC as poor compression */
+		return pool && handle && size ? -ENOSPC : -EINVAL;
 
 	class = pool->size_class[class_idx_for_size(size + ZSMOD_HANDLE_SIZE)];
-	h = malloc_in_class(class, &spare, &no_handle);
-	/* room, but no handle slot without sleeping: one as @gfp allows */
-	if (unlikely(no_handle)) {
-		spare = handle_block_alloc(gfp);
-		if (spare)
-			h = malloc_in_class(class, &spare, &no_handle);
-	}
+	h = malloc_in_class(class, &spare, gfp);
 	/*
 	 * Frees queued in the class come before growing it; not in a huge
 	 * class, where each would free the zspage it leaves empty.
 	 */
 	if (!h && !class->huge && flush_queued_frees(pool, class, NULL))
-		h = malloc_in_class(class, &spare, &no_handle);
+		h = malloc_in_class(class, &spare, gfp);
 	if (!h)
-		h = malloc_borrow_slot(pool, class, &spare);
+		h = malloc_borrow_slot(pool, class, &spare, gfp);
 	if (!h)
 		h = malloc_in_new_zspage(pool, class, gfp, &spare);
 	handle_block_free(spare);
@@ -1938,7 +1938,6 @@ static __always_inline void *pool_map(struct zsmod_pool *pool,
 	 */
 	if (unlikely(smp_load_acquire(&class->moving) ||
 		     handle_obj(handle) != obj ||
-		     !handle_of_class(handle, class) ||
 		     (off > class->last_whole_off &&
 		      !zpdesc_follows(zpdesc, zpdesc->next)) ||
 		     (IS_ENABLED(CONFIG_DEBUG_VM) &&
