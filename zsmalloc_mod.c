@@ -2145,9 +2145,10 @@ static unsigned long compact_class(struct zsmod_pool *pool,
 		move_objects(pool, class, src, dst);
 		release_claim(class);
 
-		if (putback_zspage(class, src) == ZS_INUSE_RATIO_0) {
-			if (free_zspage(pool, class, src))
-				release_zspage(src);
+		/* one left to the deferred worker is not freed yet */
+		if (putback_zspage(class, src) == ZS_INUSE_RATIO_0 &&
+		    free_zspage(pool, class, src)) {
+			release_zspage(src);
 			freed += class->pages_per_zspage;
 		}
 
