@@ -2522,6 +2522,24 @@ next_round:
 	free_destroy_check(tp);
 }
 
+/*
+ * Fill @nz zspages of class *@c (updated as fill_zspages() does) and free
+ * every other object. Returns the pages compaction must bring the pool
+ * down to: the live objects fit in ceil(live / opz) zspages, plus one
+ * partly filled extra.
+ */
+static unsigned long fill_free_half(struct tpool *tp, const struct tclass **c,
+				    unsigned int nz, unsigned long *live)
+{
+	unsigned int i;
+
+	*c = fill_zspages(tp, len_for_class(*c), MOVABLE_GFP, nz);
+	for (i = 0; i < tp->n; i += 2)
+		tpool_free(tp, i);
+	*live = tp->n / 2;
+	return (DIV_ROUND_UP(*live, (*c)->opz) + 1) * (*c)->ppz;
+}
+
 /* Free every other object, compact: pages drop as expected, data survives. */
 static void test_compaction(struct kunit *test)
 {
@@ -2531,21 +2549,15 @@ static void test_compaction(struct kunit *test)
 	struct zsmod_pool_stats st0, st1;
 	struct zsmod_class_info info;
 	unsigned long freed, live, bound;
-	unsigned int i;
 
 	KUNIT_ASSERT_NOT_NULL(test, c);
-	c = fill_zspages(tp, len_for_class(c), MOVABLE_GFP, nz);
-	for (i = 0; i < tp->n; i += 2)
-		tpool_free(tp, i);
-	live = tp->n / 2;
+	bound = fill_free_half(tp, &c, nz, &live);
 	zsmod_pool_stats(tp->pool, &st0);
 	KUNIT_EXPECT_EQ(test, st0.pages_used, (unsigned long)nz * c->ppz);
 
 	freed = zsmod_compact(tp->pool);
 	zsmod_pool_stats(tp->pool, &st1);
 	KUNIT_ASSERT_EQ(test, 0, zsmod_class_info(tp->pool, c->arg, &info));
-	/* the objects fit in ceil(live / opz) zspages; allow one partial extra */
-	bound = (DIV_ROUND_UP(live, c->opz) + 1) * c->ppz;
 	KUNIT_EXPECT_LE_MSG(test, st1.pages_used, bound,
 			    "%lu live objects of %u per zspage still use %lu pages",
 			    live, c->opz, st1.pages_used);
@@ -2799,17 +2811,13 @@ static void test_auto_compact(struct kunit *test)
 	const struct tclass *c = pick_class(tp, 2, true);
 	struct zsmod_pool_stats st0, st1;
 	unsigned long live, bound, deadline;
-	unsigned int i;
 
 	KUNIT_ASSERT_NOT_NULL(test, c);
 	params_save(test);
 	KUNIT_ASSERT_EQ(test, write_param("auto_compact", "Y"), 0);
-	c = fill_zspages(tp, len_for_class(c), MOVABLE_GFP, nz);
+	/* before the frees: the worker may start before they all return */
 	zsmod_pool_stats(tp->pool, &st0);
-	for (i = 0; i < tp->n; i += 2)
-		tpool_free(tp, i);
-	live = tp->n / 2;
-	bound = (DIV_ROUND_UP(live, c->opz) + 1) * c->ppz;
+	bound = fill_free_half(tp, &c, nz, &live);
 
 	/* the worker waits for frees to pause 2 s; polling must not free */
 	deadline = jiffies + 8 * HZ;
