@@ -69,6 +69,8 @@
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <kunit/resource.h>
+#include <kunit/test-bug.h>
 #include <kunit/visibility.h>
 #include <linux/atomic.h>
 #include <linux/cpuhotplug.h>
@@ -413,6 +415,54 @@ static gfp_t slab_gfp(gfp_t gfp)
 	return gfp & ~(__GFP_HIGHMEM | __GFP_MOVABLE);
 }
 
+/* ---- a caller's mistakes --------------------------------------------- */
+
+/**
+ * DOC: Misuse
+ *
+ * A caller's mistake that the allocator can see is refused: a free of a
+ * handle that is not live (freed, another pool's, garbage), a map of
+ * one, a second map on a CPU that already maps an object, an unmap of
+ * something this CPU has not mapped. It changes no object and no
+ * counter, and is reported with a WARNING, once per place that detects
+ * it.
+ *
+ * A KUnit test that makes such a mistake on purpose collects the reports
+ * instead, as lib/slub_kunit.c collects slab errors: while the test holds
+ * a resource named "zsmod_misuse" whose data is an atomic_t, each report
+ * made from the test's own task increments it and prints nothing.
+ */
+#if IS_ENABLED(CONFIG_KUNIT)
+static bool misuse_collected(void)
+{
+	struct kunit *test = kunit_get_current_test();
+	struct kunit_resource *res;
+
+	if (!test)
+		return false;
+	res = kunit_find_named_resource(test, "zsmod_misuse");
+	if (!res)
+		return false;
+	atomic_inc(res->data);
+	kunit_put_resource(res);
+	return true;
+}
+#else
+static bool misuse_collected(void)
+{
+	return false;
+}
+#endif
+
+/* Like WARN_ONCE(), but a KUnit test may collect the report. */
+#define misuse(cond, fmt, ...) ({					\
+	bool __misuse = unlikely(cond);					\
+									\
+	if (__misuse && !misuse_collected())				\
+		WARN_ONCE(1, fmt, ##__VA_ARGS__);			\
+	__misuse;							\
+})
+
 /* ---- object locations ------------------------------------------------ */
 
 static unsigned long obj_encode(struct zpdesc *zpdesc, unsigned int idx,
@@ -678,17 +728,27 @@ static __always_inline void obj_free(struct size_class *class,
 	class->stat[CLASS_OBJS_INUSE]--;
 }
 
+/* Index range [*first, *end) of the objects that start in page @pos. */
+static void objs_starting_in_page(struct size_class *class, unsigned int pos,
+				  unsigned int *first, unsigned int *end)
+{
+	unsigned long start = (unsigned long)pos * PAGE_SIZE;
+
+	*first = DIV_ROUND_UP(start, class->size);
+	*end = min_t(unsigned int, class->objs_per_zspage,
+		     DIV_ROUND_UP(start + PAGE_SIZE, class->size));
+}
+
 /**
  * obj_allocated() - is the slot starting at @addr allocated?
  * @zsp: the slot's zspage
- * @zpdesc: the page in which the slot starts
  * @addr: kernel address of the slot's first word
  * @handle: set to the object's handle when allocated
  *
  * Return: true if the slot holds an object.
  */
-static bool obj_allocated(struct zspage *zsp, struct zpdesc *zpdesc,
-			  void *addr, unsigned long *handle)
+static bool obj_allocated(struct zspage *zsp, void *addr,
+			  unsigned long *handle)
 {
 	unsigned long word;
 
@@ -702,15 +762,38 @@ static bool obj_allocated(struct zspage *zsp, struct zpdesc *zpdesc,
 	return true;
 }
 
-/* Index range [*first, *end) of the objects that start in page @pos. */
-static void objs_starting_in_page(struct size_class *class, unsigned int pos,
-				  unsigned int *first, unsigned int *end)
+/**
+ * find_alloced_obj() - the next allocated object that starts in a page
+ * @class: the zspage's class, whose lock is held
+ * @zsp: the zspage
+ * @zpdesc: a page of @zsp
+ * @pos: the position of @zpdesc in @zsp's chain
+ * @idx: in: the first object index to look at; out: the index found
+ *
+ * Objects that start in the previous page and end in this one belong to
+ * the previous page.
+ *
+ * Return: the object's handle, or 0 if no allocated object of index
+ * @idx or higher starts in @zpdesc.
+ */
+static unsigned long find_alloced_obj(struct size_class *class,
+				      struct zspage *zsp, struct zpdesc *zpdesc,
+				      unsigned int pos, unsigned int *idx)
 {
-	unsigned long start = (unsigned long)pos * PAGE_SIZE;
+	unsigned int first, end;
+	unsigned long handle = 0;
+	void *vaddr;
 
-	*first = DIV_ROUND_UP(start, class->size);
-	*end = min_t(unsigned int, class->objs_per_zspage,
-		     DIV_ROUND_UP(start + PAGE_SIZE, class->size));
+	lockdep_assert_held(&class->lock);
+	objs_starting_in_page(class, pos, &first, &end);
+	*idx = max(*idx, first);
+	vaddr = kmap_local_zpdesc(zpdesc);
+	for (; *idx < end; (*idx)++)
+		if (obj_allocated(zsp, vaddr + obj_page_offset(class, *idx),
+				  &handle))
+			break;
+	kunmap_local(vaddr);
+	return handle;
 }
 
 /**
@@ -1294,6 +1377,35 @@ static struct size_class *handle_class(struct zsmod_pool *pool,
 }
 
 /**
+ * lock_handle_class() - lock the class of a live handle's object
+ * @pool: the pool
+ * @handle: the handle
+ * @obj: set to the object's location
+ *
+ * The lockless look at the handle finds the class; under its lock the
+ * handle is read again, since a free may have raced with the look.
+ * Until the caller drops the lock the object can neither be freed nor
+ * move.
+ *
+ * Return: the class, locked, or NULL for a handle that is not live.
+ */
+static struct size_class *lock_handle_class(struct zsmod_pool *pool,
+					    unsigned long handle,
+					    unsigned long *obj)
+{
+	struct size_class *class = handle_class(pool, handle);
+
+	if (!class)
+		return NULL;
+	spin_lock(&class->lock);
+	*obj = handle_obj(handle);
+	if (likely(live_obj_class(pool, *obj) == class))
+		return class;
+	spin_unlock(&class->lock);
+	return NULL;
+}
+
+/**
  * handle_mark_freeing() - mark a live handle freed, its free queued
  * @pool: the pool
  * @handle: the handle
@@ -1725,7 +1837,8 @@ static __always_inline void pool_free(struct zsmod_pool *pool,
 	if (!handle)
 		return;
 	class = handle_mark_freeing(pool, handle);
-	if (WARN_ON_ONCE(!class))
+	if (misuse(!class, "free of a handle that is not live: %#lx\n",
+		   handle))
 		return;
 
 	/* this CPU's, for locality; its lock makes any CPU's right */
@@ -1853,18 +1966,19 @@ static noinline void *map_object_slow(struct zsmod_pool *pool,
 				      enum zsmod_mapmode mm)
 {
 	struct zsmod_map_area *area = this_cpu_ptr(&zsmod_map_area);
-	struct size_class *class = handle_class(pool, handle);
+	struct size_class *class;
 	struct zpdesc *zpdesc;
 	unsigned long obj, off;
 	void *addr;
 
-	if (WARN_ON_ONCE(!class))
+	class = lock_handle_class(pool, handle, &obj);
+	if (misuse(!class, "map of a handle that is not live: %#lx\n", handle))
 		goto invalid;
-	spin_lock(&class->lock);
-	obj = handle_obj(handle);
 	WRITE_ONCE(area->obj, obj);
 	spin_unlock(&class->lock);
-	if (WARN_ON_ONCE(!obj_matches_handle(pool, class, obj, handle)))
+	if (misuse(!obj_matches_handle(pool, class, obj, handle),
+		   "handle %#lx leads to a slot that does not record it\n",
+		   handle))
 		goto invalid;
 
 	zpdesc = obj_zpdesc(obj);
@@ -1908,6 +2022,35 @@ static noinline void unmap_split_object(struct zsmod_map_area *area)
 	local_unlock(&zsmod_map_area.lock);
 }
 
+/*
+ * zsmod_unmap_object() for what its fast path skips: a split object, or a
+ * caller's mistake. An unmap with nothing mapped on this CPU changes
+ * nothing; one of the wrong handle still ends the mapping this CPU holds,
+ * since only that gives preemption back.
+ */
+static noinline void unmap_object_slow(unsigned long handle)
+{
+	/* this_cpu_read: with nothing mapped we may be preemptible */
+	unsigned long mapped = this_cpu_read(zsmod_map_area.handle);
+	struct zsmod_map_area *area;
+
+	if (misuse(!mapped, "unmap of %#lx, but this CPU maps nothing\n",
+		   handle))
+		return;
+	area = this_cpu_ptr(&zsmod_map_area);
+	misuse(!handle || (mapped & ~ZSMOD_MAP_SPLIT) != handle,
+	       "unmap of %#lx, but this CPU maps %#lx\n", handle,
+	       mapped & ~ZSMOD_MAP_SPLIT);
+	if (mapped & ZSMOD_MAP_SPLIT) {
+		unmap_split_object(area);
+		return;
+	}
+	kunmap_local(area->kaddr);
+	area->handle = 0;
+	unpin_object();
+	local_unlock(&zsmod_map_area.lock);
+}
+
 /* Inlined into zsmod_map_object() and into the zpool driver's callback. */
 static __always_inline void *pool_map(struct zsmod_pool *pool,
 				      unsigned long handle,
@@ -1918,6 +2061,14 @@ static __always_inline void *pool_map(struct zsmod_pool *pool,
 	unsigned long obj, off;
 	void *kaddr;
 
+	/*
+	 * One mapping per CPU: a second would take the first one's pin.
+	 * (With PREEMPT_RT another task may map here: it waits on the lock.)
+	 */
+	if (!IS_ENABLED(CONFIG_PREEMPT_RT) &&
+	    misuse(this_cpu_read(zsmod_map_area.handle),
+		   "map of %#lx while this CPU maps another object\n", handle))
+		return NULL;
 	local_lock(&zsmod_map_area.lock);
 	if (unlikely(!handle_plausible(pool, handle)))
 		return map_object_slow(pool, handle, mm);
@@ -1968,7 +2119,8 @@ static __always_inline void *pool_map(struct zsmod_pool *pool,
  * Everything else goes to map_object_slow().
  *
  * Context: disables preemption until zsmod_unmap_object().
- * Return: the object's address, or NULL for an invalid handle.
+ * Return: the object's address, or NULL for a handle that is not live or
+ * while this CPU maps another object (see "Misuse").
  */
 void *zsmod_map_object(struct zsmod_pool *pool, unsigned long handle,
 		       enum zsmod_mapmode mm)
@@ -1984,10 +2136,7 @@ static __always_inline void pool_unmap(struct zsmod_pool *pool,
 	/* this_cpu_read: with no mapping in progress we may be preemptible */
 	if (unlikely(this_cpu_read(zsmod_map_area.handle) != handle ||
 		     !handle)) {
-		if (!WARN_ON_ONCE(!handle ||
-				  this_cpu_read(zsmod_map_area.handle) !=
-				  (handle | ZSMOD_MAP_SPLIT)))
-			unmap_split_object(this_cpu_ptr(&zsmod_map_area));
+		unmap_object_slow(handle);
 		return;
 	}
 	kunmap_local(this_cpu_ptr(&zsmod_map_area)->kaddr);
@@ -2002,8 +2151,10 @@ static __always_inline void pool_unmap(struct zsmod_pool *pool,
  * @handle: the handle that was mapped
  *
  * Copies a split object back from the per-CPU buffer unless it was
- * mapped read-only. A handle other than the one this CPU has mapped is
- * refused with a warning and changes nothing.
+ * mapped read-only. An unmap with nothing mapped on this CPU is refused
+ * with a warning; one of a handle other than the one this CPU has mapped
+ * warns and ends that mapping, which would otherwise keep preemption
+ * disabled for good.
  */
 void zsmod_unmap_object(struct zsmod_pool *pool, unsigned long handle)
 {
@@ -2075,43 +2226,34 @@ static int putback_zspage(struct size_class *class, struct zspage *zsp)
 
 /**
  * move_objects() - move objects from one zspage into another
- * @pool: the pool
  * @class: their class, whose lock is held
  * @src: the source zspage
  * @dst: the destination zspage
  *
  * Moves until @src is empty or @dst is full, rewriting each handle.
  */
-static void move_objects(struct zsmod_pool *pool, struct size_class *class,
-			 struct zspage *src, struct zspage *dst)
+static void move_objects(struct size_class *class, struct zspage *src,
+			 struct zspage *dst)
 {
 	struct zpdesc *zpdesc = src->first_zpdesc;
-	unsigned int pos, idx, first, end;
+	unsigned int pos;
 
 	lockdep_assert_held(&class->lock);
 
-	for (pos = 0; zpdesc && src->inuse;
-	     zpdesc = zspage_next(src, zpdesc), pos++) {
-		void *vaddr = kmap_local_zpdesc(zpdesc);
+	for (pos = 0; zpdesc; zpdesc = zspage_next(src, zpdesc), pos++) {
+		unsigned long handle, old_obj, new_obj;
+		unsigned int idx = 0;
 
-		objs_starting_in_page(class, pos, &first, &end);
-		for (idx = first; idx < end && src->inuse; idx++) {
-			void *addr = vaddr + obj_page_offset(class, idx);
-			unsigned long handle, old_obj, new_obj;
-
-			if (!obj_allocated(src, zpdesc, addr, &handle))
-				continue;
-			if (dst->freeobj == ZSMOD_NO_FREE_OBJ)
-				break;
+		while (src->inuse && dst->freeobj != ZSMOD_NO_FREE_OBJ &&
+		       (handle = find_alloced_obj(class, src, zpdesc, pos,
+						  &idx))) {
 			old_obj = obj_encode(zpdesc, idx, class->class_idx);
 			new_obj = obj_malloc(class, dst, handle);
 			obj_copy(class, new_obj, old_obj);
 			handle_move_obj(handle, new_obj);
 			obj_free(class, old_obj);
+			idx++;
 		}
-		kunmap_local(vaddr);
-		if (dst->freeobj == ZSMOD_NO_FREE_OBJ)
-			break;
 	}
 }
 
@@ -2142,7 +2284,7 @@ static unsigned long compact_class(struct zsmod_pool *pool,
 		if (!src)
 			break;
 
-		move_objects(pool, class, src, dst);
+		move_objects(class, src, dst);
 		release_claim(class);
 
 		/* one left to the deferred worker is not freed yet */
@@ -2379,9 +2521,10 @@ static void zspage_replace_page(struct size_class *class,
 static int zsmod_zpdesc_migrate(struct zpdesc *newzpdesc, struct zpdesc *zpdesc,
 				enum migrate_mode mode)
 {
-	unsigned int pos, idx, first, end;
+	unsigned int pos, idx = 0;
 	struct size_class *class;
 	struct zsmod_pool *pool;
+	unsigned long handle;
 	struct zspage *zsp;
 	void *s_addr, *d_addr;
 
@@ -2405,18 +2548,13 @@ static int zsmod_zpdesc_migrate(struct zpdesc *newzpdesc, struct zpdesc *zpdesc,
 	d_addr = kmap_local_zpdesc(newzpdesc);
 	copy_page(d_addr, s_addr);
 	kunmap_local(d_addr);
-
-	objs_starting_in_page(class, pos, &first, &end);
-	for (idx = first; idx < end; idx++) {
-		void *addr = s_addr + obj_page_offset(class, idx);
-		unsigned long handle;
-
-		if (obj_allocated(zsp, zpdesc, addr, &handle))
-			handle_move_obj(handle,
-					obj_encode(newzpdesc, idx,
-						   class->class_idx));
-	}
 	kunmap_local(s_addr);
+
+	while ((handle = find_alloced_obj(class, zsp, zpdesc, pos, &idx))) {
+		handle_move_obj(handle,
+				obj_encode(newzpdesc, idx, class->class_idx));
+		idx++;
+	}
 
 	zspage_replace_page(class, zsp, newzpdesc, zpdesc);
 	release_claim(class);
@@ -2600,13 +2738,12 @@ EXPORT_SYMBOL_GPL(zsmod_class_info);
 int zsmod_handle_location(struct zsmod_pool *pool, unsigned long handle,
 			  unsigned long *pfn, unsigned int *obj_idx)
 {
-	struct size_class *class = handle_class(pool, handle);
+	struct size_class *class;
 	unsigned long obj;
 
+	class = lock_handle_class(pool, handle, &obj);
 	if (!class)
 		return -EINVAL;
-	spin_lock(&class->lock);
-	obj = handle_obj(handle);
 	spin_unlock(&class->lock);
 	*pfn = obj_pfn(obj);
 	*obj_idx = obj_index(obj);
@@ -2629,15 +2766,16 @@ EXPORT_SYMBOL_GPL(zsmod_handle_location);
 int zsmod_handle_zspage_pfns(struct zsmod_pool *pool, unsigned long handle,
 			     unsigned long *pfns, unsigned int max_pfns)
 {
-	struct size_class *class = handle_class(pool, handle);
+	struct size_class *class;
 	struct zpdesc *zpdesc;
 	struct zspage *zsp;
+	unsigned long obj;
 	int n = 0;
 
+	class = lock_handle_class(pool, handle, &obj);
 	if (!class)
 		return -EINVAL;
-	spin_lock(&class->lock);
-	zsp = zpdesc_zspage(obj_zpdesc(handle_obj(handle)));
+	zsp = zpdesc_zspage(obj_zpdesc(obj));
 	if (class->pages_per_zspage > max_pfns) {
 		spin_unlock(&class->lock);
 		return -E2BIG;
@@ -2965,6 +3103,40 @@ err:
 EXPORT_SYMBOL_GPL(zsmod_create_pool);
 
 /**
+ * drain_zspage() - free every object a pool's user left in a zspage
+ * @class: the zspage's class, whose lock is held
+ * @zsp: the zspage
+ *
+ * Return: the number of objects freed.
+ */
+static unsigned long drain_zspage(struct size_class *class,
+				  struct zspage *zsp)
+{
+	struct zpdesc *zpdesc = zsp->first_zpdesc;
+	unsigned long handle, freed = 0;
+	unsigned int pos, idx;
+
+	for (pos = 0; zpdesc; zpdesc = zspage_next(zsp, zpdesc), pos++) {
+		idx = 0;
+		while ((handle = find_alloced_obj(class, zsp, zpdesc, pos,
+						  &idx))) {
+			/*
+			 * Free the slot, not just the handle: a page of the
+			 * zspage may be isolated, and the migration core's
+			 * migrate call, once we drop the lock, must find no
+			 * object whose handle it would rewrite.
+			 */
+			obj_free(class, obj_encode(zpdesc, idx,
+						   class->class_idx));
+			handle_block_free(class_put_handle(class, handle));
+			freed++;
+			idx++;
+		}
+	}
+	return freed;
+}
+
+/**
  * drain_class() - free what a pool's user left in a class
  * @pool: the pool being destroyed
  * @class: the class
@@ -2981,36 +3153,12 @@ static unsigned long drain_class(struct zsmod_pool *pool,
 
 	spin_lock(&class->lock);
 	for (fg = ZS_INUSE_RATIO_10; fg < NR_FULLNESS_GROUPS; fg++) {
-		struct zspage *zsp;
-
 		struct list_head *list = &class->fullness_list[fg];
+		struct zspage *zsp;
 
 		while ((zsp = list_first_entry_or_null(list, struct zspage,
 						       list))) {
-			struct zpdesc *zpdesc = zsp->first_zpdesc;
-			unsigned int pos, idx, first, end;
-
-			for (pos = 0; zpdesc;
-			     zpdesc = zspage_next(zsp, zpdesc), pos++) {
-				void *vaddr = kmap_local_zpdesc(zpdesc);
-
-				objs_starting_in_page(class, pos, &first, &end);
-				for (idx = first; idx < end; idx++) {
-					unsigned long handle;
-					void *addr = vaddr +
-						obj_page_offset(class, idx);
-
-					if (!obj_allocated(zsp, zpdesc, addr,
-							   &handle))
-						continue;
-					handle_block_free(class_put_handle(class,
-									   handle));
-					leaked++;
-				}
-				kunmap_local(vaddr);
-			}
-			class->stat[CLASS_OBJS_INUSE] -= zsp->inuse;
-			zsp->inuse = 0;
+			leaked += drain_zspage(class, zsp);
 			fix_fullness(class, zsp);
 			if (free_zspage(pool, class, zsp))
 				release_zspage(zsp);
