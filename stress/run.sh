@@ -8,20 +8,24 @@
 #
 # usage: stress/run.sh [--secs S] [--kernel stock|debug|BZIMAGE] [--ko FILE]
 #                      [--writers N] [--mib M] [--mem SIZE] [--smp N]
-#                      [--log FILE] [--timeout S]
+#                      [--log FILE] [--timeout S] [--allow-skip NAME:REASON]...
 #   --secs S      time budget of the guest's timed phases (default 120)
 #   --writers N --mib M  storm writers and MiB each (default 4 x 40 on the
 #                 stock kernel, 2 x 12 on the debug kernel)
 #   --kernel      stock: /boot/vmlinuz-<vm/abi.sh> (default); debug: the
 #                 KUnit test kernel (kunit/build-kernel.sh, must exist already)
 #   --ko FILE     use this module instead of building one
+#   --allow-skip NAME:REASON  a phase that may skip (vm/run-guest.sh); any
+#                 other skip fails. "fault injection" is allowed on the stock
+#                 kernel when its config has no CONFIG_FAULT_INJECTION.
 # Env: STRESS_KCFLAGS: extra KCFLAGS for the module build (workarounds)
 # Exit: 0 pass, 1 fail (vm/verdict.sh), 2 usage/build error.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/.." && pwd)
 
-secs=120 kernel=stock ko= writers= mib= mem=1G smp=2 log= timeout=
+secs=120 kernel=stock ko='' writers='' mib='' mem=1G smp=2 log='' timeout=''
+allow=()
 while [ $# -gt 0 ]; do
 	case $1 in
 	--secs) secs=$2; shift ;;
@@ -33,6 +37,7 @@ while [ $# -gt 0 ]; do
 	--smp) smp=$2; shift ;;
 	--log) log=$2; shift ;;
 	--timeout) timeout=$2; shift ;;
+	--allow-skip) allow+=(--allow-skip "$2"); shift ;;
 	-h | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
 	*) echo "stress: unknown option $1" >&2; exit 2 ;;
 	esac
@@ -46,6 +51,10 @@ stock)
 	kdir=/usr/src/linux-headers-$abi
 	tag=stock
 	mods=(--modprobe virtio_blk)
+	# Debian builds it without fault injection: the phase may skip there
+	# (and only there, as long as its config says so).
+	grep -qx 'CONFIG_FAULT_INJECTION=y' "/boot/config-$abi" 2>/dev/null ||
+		allow+=(--allow-skip "fault injection:the stock kernel $abi is built without CONFIG_FAULT_INJECTION")
 	;;
 debug)
 	# The test kernel is another helper's job: use it only once it is built
@@ -105,6 +114,7 @@ echo "stress: $tag kernel $image, module $ko, secs=$secs writers=$writers mib=$m
 "$top/vm/run-guest.sh" --kernel "$image" --init-script "$here/guest-stress.sh" \
 	${mods[@]+"${mods[@]}"} --ko "$ko" --disk 1G --mem "$mem" --smp "$smp" \
 	--files "$here/bin/storm:/root/stress/storm" \
+	--files "$top/vm/splat-patterns:/root/stress/splat-patterns" ${allow[@]+"${allow[@]}"} \
 	--append "zsstress_secs=$secs zsstress_writers=$writers zsstress_mib=$mib" \
 	--log "$log" --timeout "$timeout" || rc=$?
 tap=${log%.log}.tap

@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
 # Boot a throw-away qemu guest (TCG) on a busybox initramfs, run a script in
 # it, and judge the run. Shared by vm/check.sh, vm/demo.sh, kunit/run.sh and
 # the benchmarks: keep this interface stable.
@@ -29,7 +31,9 @@
 #                        sometimes oopses on int3 while live-patching code under
 #                        multi-threaded TCG: about 1 boot in 12 here)
 #   --no-tap             the script prints no TAP: judge only kernel splats,
-#                        the script's exit status and the timeout
+#                        the script's exit status, qemu's and the timeout
+#   --allow-skip NAME:REASON  the skipped TAP result NAME passes (repeatable;
+#                        any other skip fails: see vm/verdict.sh for NAME)
 #   --no-verdict         do not judge; exit with qemu's status
 # exit status: 0 pass, 1 failed verdict, 2 usage error, 124 timeout (with
 # --no-verdict); failures print the log paths and the offending lines.
@@ -39,8 +43,8 @@ top=$(cd "$here/.." && pwd)
 
 kernel='' script='' kver='' moddir='' disk='' append='' icount='' notap='' noverdict='' mttcg=''
 mem=1G smp=2 timeout=600 accel=tcg log=$top/out/guest.log
-irargs=()
-usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 2; }
+irargs=() vargs=()
+usage() { sed -n '4,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 2; }
 while [ $# -gt 0 ]; do
 	case $1 in
 	--kernel) kernel=$2; shift ;;
@@ -58,13 +62,14 @@ while [ $# -gt 0 ]; do
 	--accel) accel=$2; shift ;;
 	--mttcg) mttcg=1 ;;
 	--no-tap) notap=1 ;;
+	--allow-skip) vargs+=(--allow-skip "$2"); shift ;;
 	--no-verdict) noverdict=1 ;;
 	-h | --help) usage ;;
 	*) echo "run-guest: unknown option $1" >&2; usage ;;
 	esac
 	shift
 done
-[ -n "$kernel" ] && [ -n "$script" ] || usage
+if [ -z "$kernel" ] || [ -z "$script" ]; then usage; fi
 [ -f "$kernel" ] || { echo "run-guest: no kernel $kernel" >&2; exit 2; }
 
 # The x86 boot header points (at 0x20e) to the version string, 0x200 further on.
@@ -109,11 +114,20 @@ set +e
 timeout -k 10 "$timeout" "${qemu[@]}" </dev/null
 rc=$?
 set -e
-echo "run-guest: qemu exited with $rc after $(($(date +%s) - start)) s" >&2
+secs=$(($(date +%s) - start))
+echo "run-guest: qemu exited with $rc after $secs s" >&2
 
 [ -n "$noverdict" ] && exit "$rc"
-vargs=()
-[ "$rc" = 124 ] && vargs+=(--timed-out "$timeout")
+# timeout(1): 124 when it ended qemu with TERM; 137 when qemu died of SIGKILL,
+# sent by timeout -k 10 s after a TERM that did not stop it, or by anyone
+# else (the OOM killer): a failure naming the cause either way.
+case $rc in
+0) ;;
+124) vargs+=(--timed-out "$timeout") ;;
+*)
+	[ "$rc" = 137 ] && [ "$secs" -ge "$timeout" ] && vargs+=(--timed-out "$timeout")
+	vargs+=(--qemu-exit "$rc") ;;
+esac
 [ -n "$notap" ] && vargs+=(--no-tap)
 # Not exec: the EXIT trap must still remove the work directory and disk.
 "$here/verdict.sh" ${vargs[@]+"${vargs[@]}"} "$log" "$tap"
