@@ -465,11 +465,17 @@ static bool misuse_collected(void)
 
 /* ---- object locations ------------------------------------------------ */
 
+static unsigned long obj_encode_pfn(unsigned long pfn, unsigned int idx,
+				    unsigned int class_idx)
+{
+	return pfn << OBJ_PFN_SHIFT | (unsigned long)class_idx << OBJ_IDX_BITS |
+	       idx;
+}
+
 static unsigned long obj_encode(struct zpdesc *zpdesc, unsigned int idx,
 				unsigned int class_idx)
 {
-	return zpdesc_pfn(zpdesc) << OBJ_PFN_SHIFT |
-	       (unsigned long)class_idx << OBJ_IDX_BITS | idx;
+	return obj_encode_pfn(zpdesc_pfn(zpdesc), idx, class_idx);
 }
 
 static unsigned long obj_pfn(unsigned long obj)
@@ -1377,32 +1383,25 @@ static struct size_class *handle_class(struct zsmod_pool *pool,
 }
 
 /**
- * lock_handle_class() - lock the class of a live handle's object
+ * handle_live_locked() - is a handle still live, now that its class is locked?
  * @pool: the pool
+ * @class: the class handle_class() found, whose lock is held
  * @handle: the handle
  * @obj: set to the object's location
  *
- * The lockless look at the handle finds the class; under its lock the
- * handle is read again, since a free may have raced with the look.
- * Until the caller drops the lock the object can neither be freed nor
- * move.
+ * handle_class() looks without the lock, and a free may have raced with
+ * it: read the handle again. Until the lock drops, the object can then
+ * neither be freed nor move.
  *
- * Return: the class, locked, or NULL for a handle that is not live.
+ * Return: true if @handle still names an object of @class.
  */
-static struct size_class *lock_handle_class(struct zsmod_pool *pool,
-					    unsigned long handle,
-					    unsigned long *obj)
+static bool handle_live_locked(struct zsmod_pool *pool,
+			       struct size_class *class, unsigned long handle,
+			       unsigned long *obj)
 {
-	struct size_class *class = handle_class(pool, handle);
-
-	if (!class)
-		return NULL;
-	spin_lock(&class->lock);
+	lockdep_assert_held(&class->lock);
 	*obj = handle_obj(handle);
-	if (likely(live_obj_class(pool, *obj) == class))
-		return class;
-	spin_unlock(&class->lock);
-	return NULL;
+	return live_obj_class(pool, *obj) == class;
 }
 
 /**
@@ -1971,9 +1970,15 @@ static noinline void *map_object_slow(struct zsmod_pool *pool,
 	unsigned long obj, off;
 	void *addr;
 
-	class = lock_handle_class(pool, handle, &obj);
+	class = handle_class(pool, handle);
 	if (misuse(!class, "map of a handle that is not live: %#lx\n", handle))
 		goto invalid;
+	spin_lock(&class->lock);
+	if (misuse(!handle_live_locked(pool, class, handle, &obj),
+		   "map of %#lx while it is freed\n", handle)) {
+		spin_unlock(&class->lock);
+		goto invalid;
+	}
 	WRITE_ONCE(area->obj, obj);
 	spin_unlock(&class->lock);
 	if (misuse(!obj_matches_handle(pool, class, obj, handle),
@@ -2442,23 +2447,6 @@ static unsigned long zsmod_shrinker_scan(struct shrinker *shrinker,
 	return freed ? freed : SHRINK_STOP;
 }
 
-#if IS_ENABLED(CONFIG_KUNIT)
-/**
- * zsmod_pool_shrinker() - a pool's shrinker, for the KUnit tests
- * @pool: the pool
- *
- * Exported only to modules that import EXPORTED_FOR_KUNIT_TESTING, and
- * only by kernels built with KUnit.
- *
- * Return: the shrinker, or NULL if the pool has none.
- */
-struct shrinker *zsmod_pool_shrinker(struct zsmod_pool *pool)
-{
-	return pool->shrinker;
-}
-EXPORT_SYMBOL_IF_KUNIT(zsmod_pool_shrinker);
-#endif
-
 /* ---- page migration -------------------------------------------------- */
 
 #ifdef CONFIG_COMPACTION
@@ -2740,11 +2728,16 @@ int zsmod_handle_location(struct zsmod_pool *pool, unsigned long handle,
 {
 	struct size_class *class;
 	unsigned long obj;
+	bool live;
 
-	class = lock_handle_class(pool, handle, &obj);
+	class = handle_class(pool, handle);
 	if (!class)
 		return -EINVAL;
+	spin_lock(&class->lock);
+	live = handle_live_locked(pool, class, handle, &obj);
 	spin_unlock(&class->lock);
+	if (!live)
+		return -EINVAL;
 	*pfn = obj_pfn(obj);
 	*obj_idx = obj_index(obj);
 	return 0;
@@ -2772,9 +2765,14 @@ int zsmod_handle_zspage_pfns(struct zsmod_pool *pool, unsigned long handle,
 	unsigned long obj;
 	int n = 0;
 
-	class = lock_handle_class(pool, handle, &obj);
+	class = handle_class(pool, handle);
 	if (!class)
 		return -EINVAL;
+	spin_lock(&class->lock);
+	if (!handle_live_locked(pool, class, handle, &obj)) {
+		spin_unlock(&class->lock);
+		return -EINVAL;
+	}
 	zsp = zpdesc_zspage(obj_zpdesc(obj));
 	if (class->pages_per_zspage > max_pfns) {
 		spin_unlock(&class->lock);
@@ -3290,6 +3288,85 @@ static struct zpool_driver zsmod_zpool_driver = {
 	.unmap = zsmod_zpool_unmap,
 	.total_pages = zsmod_zpool_total_pages,
 };
+
+/* ---- KUnit hooks ------------------------------------------------------ */
+
+/*
+ * What the KUnit suites need to look at and nothing else may: exported
+ * only by kernels built with KUnit, only to modules that import
+ * EXPORTED_FOR_KUNIT_TESTING.
+ */
+#if IS_ENABLED(CONFIG_KUNIT)
+/**
+ * zsmod_pool_shrinker() - a pool's shrinker, for the KUnit tests
+ * @pool: the pool
+ *
+ * Exported only to modules that import EXPORTED_FOR_KUNIT_TESTING, and
+ * only by kernels built with KUnit.
+ *
+ * Return: the shrinker, or NULL if the pool has none.
+ */
+struct shrinker *zsmod_pool_shrinker(struct zsmod_pool *pool)
+{
+	return pool->shrinker;
+}
+EXPORT_SYMBOL_IF_KUNIT(zsmod_pool_shrinker);
+
+/**
+ * zsmod_kunit_obj_encode() - encode an object location, for the KUnit tests
+ * @pfn: pfn of the object's first page
+ * @idx: the object's index in its zspage
+ * @class_idx: its class index
+ *
+ * Return: the location as a handle stores it.
+ */
+unsigned long zsmod_kunit_obj_encode(unsigned long pfn, unsigned int idx,
+				     unsigned int class_idx)
+{
+	return obj_encode_pfn(pfn, idx, class_idx);
+}
+EXPORT_SYMBOL_IF_KUNIT(zsmod_kunit_obj_encode);
+
+/**
+ * zsmod_kunit_obj_decode() - decode an object location, for the KUnit tests
+ * @obj: the location
+ * @pfn: set to the pfn of the object's first page
+ * @idx: set to the object's index in its zspage
+ * @class_idx: set to its class index
+ *
+ * Return: true if @obj names a class (not a free handle slot's word, nor
+ * a location whose free is queued).
+ */
+bool zsmod_kunit_obj_decode(unsigned long obj, unsigned long *pfn,
+			    unsigned int *idx, unsigned int *class_idx)
+{
+	*pfn = obj_pfn(obj);
+	*idx = obj_index(obj);
+	*class_idx = obj_class_idx(obj);
+	return *class_idx < ZSMOD_NR_CLASSES;
+}
+EXPORT_SYMBOL_IF_KUNIT(zsmod_kunit_obj_decode);
+
+/**
+ * zsmod_kunit_frees_queued() - frees queued on one CPU, left queued
+ * @pool: the pool
+ * @cpu: the CPU, online or not
+ *
+ * Return: how many of @pool's frees made on @cpu have not run yet.
+ */
+unsigned int zsmod_kunit_frees_queued(struct zsmod_pool *pool,
+				      unsigned int cpu)
+{
+	struct zsmod_free_batch *fb = per_cpu_ptr(pool->free_batch, cpu);
+	unsigned int queued;
+
+	spin_lock(&fb->lock);
+	queued = fb->queued;
+	spin_unlock(&fb->lock);
+	return queued;
+}
+EXPORT_SYMBOL_IF_KUNIT(zsmod_kunit_frees_queued);
+#endif
 
 /* ---- CPU hotplug: the per-CPU copy buffers ---------------------------- */
 

@@ -116,6 +116,12 @@ int zsmod_handle_zspage_pfns(struct zsmod_pool *pool, unsigned long handle,
 #if IS_ENABLED(CONFIG_KUNIT)
 /* Only for KUnit: MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING) */
 struct shrinker *zsmod_pool_shrinker(struct zsmod_pool *pool);
+unsigned long zsmod_kunit_obj_encode(unsigned long pfn, unsigned int idx,
+				     unsigned int class_idx);
+bool zsmod_kunit_obj_decode(unsigned long obj, unsigned long *pfn,
+			    unsigned int *idx, unsigned int *class_idx);
+unsigned int zsmod_kunit_frees_queued(struct zsmod_pool *pool,
+				      unsigned int cpu);
 #endif
 
 #endif /* _ZSMALLOC_MOD_H_ */

@@ -9,12 +9,16 @@
 # extracts each block and feeds it to kunit.py parse on the host. Our own
 # TAP: one line per suite, "ok" only when the suite's KTAP result is a plain
 # "ok" (a skipped suite is "not ok" here: the test kernel has everything).
-suites="zsmalloc_mod_alloc zsmalloc_mod_migration zsmalloc_mod_dropbehind zsmalloc_mod_zpool"
+#
+# The suites to expect come from kunit/run.sh, the one list of them, as
+# zsmod_suites=a+b+c on the kernel command line; a suite the module runs
+# that is not in the list fails too.
+suites=$(echo "${zsmod_suites:?no zsmod_suites= on the kernel command line}" | tr '+' ' ')
 mods=/lib/modules/$(uname -r)/extra
 kunitdir=/sys/kernel/debug/kunit
 
 echo "TAP version 13"
-echo "1..$(($(echo $suites | wc -w) + 4))"
+echo "1..$(($(echo $suites | wc -w) + 5))"
 
 if [ ! -d "$kunitdir" ]; then
 	mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
@@ -62,6 +66,22 @@ for s in $suites; do
 		status=1 ;;
 	esac
 done
+
+n=$((n + 1))
+unlisted=
+for d in "$kunitdir"/zsmalloc_mod_*; do
+	[ -d "$d" ] || continue
+	case " $suites " in
+	*" ${d##*/} "*) ;;
+	*) unlisted="$unlisted ${d##*/}" ;;
+	esac
+done
+if [ -z "$unlisted" ]; then
+	echo "ok $n no suite outside kunit/run.sh's list"
+else
+	echo "not ok $n suites missing from kunit/run.sh's list:$unlisted"
+	status=1
+fi
 
 if [ -r /sys/kernel/debug/zsmalloc_mod ] || [ -d /sys/kernel/debug/zsmalloc_mod ]; then
 	echo "# zsmalloc_mod debugfs: $(ls /sys/kernel/debug/zsmalloc_mod | tr '\n' ' ')"

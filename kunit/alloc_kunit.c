@@ -1,0 +1,619 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Suite zsmalloc_mod_alloc: allocation and mapping of every size (a
+ * parameterised case over the pool's class boundaries), the chain length
+ * of each class, objects straddling two pages modified in place, unique
+ * handles and slots, statistics across many classes, invalid sizes, and
+ * -ENOMEM at every allocation point through fault injection.
+ */
+#include <kunit/test.h>
+#include <linux/delay.h>
+#include <linux/err.h>
+#include <linux/gfp.h>
+#include <linux/jiffies.h>
+#include <linux/minmax.h>
+#include <linux/mm.h>
+#include <linux/slab.h>
+#include <linux/sort.h>
+#include <linux/string.h>
+
+#include "helpers.h"
+
+static int cmp_ulong(const void *a, const void *b)
+{
+	unsigned long x = *(const unsigned long *)a, y = *(const unsigned long *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+struct size_param {
+	size_t size;
+	char what[40];
+};
+
+#define MAX_SIZE_PARAMS (2 * MAX_CLASSES + 3)
+static struct size_param *size_params;
+static unsigned int nr_size_params;
+
+static int size_param_cmp(const void *a, const void *b)
+{
+	const struct size_param *x = a, *y = b;
+
+	return x->size < y->size ? -1 : x->size > y->size;
+}
+
+/* @what, followed by " @class" unless @class is negative */
+static void add_size(size_t size, size_t max, const char *what, int class)
+{
+	struct size_param *p;
+
+	if (!size || size > max || nr_size_params == MAX_SIZE_PARAMS)
+		return;
+	p = &size_params[nr_size_params++];
+	p->size = size;
+	if (class >= 0)
+		snprintf(p->what, sizeof(p->what), "%s %d", what, class);
+	else
+		strscpy(p->what, what, sizeof(p->what));
+}
+
+/* Build the parameter list from a scratch pool's class table. */
+static int alloc_suite_init(struct kunit_suite *suite)
+{
+	struct zsmod_pool *pool;
+	struct tclass *tab;
+	size_t max = zsmod_max_alloc_size(), huge;
+	unsigned int i, j;
+	int n;
+
+	size_params = kcalloc(MAX_SIZE_PARAMS, sizeof(*size_params), GFP_KERNEL);
+	tab = kcalloc(MAX_CLASSES, sizeof(*tab), GFP_KERNEL);
+	if (!size_params || !tab)
+		goto fail;
+	pool = zsmod_create_pool("kunit-params");
+	if (IS_ERR_OR_NULL(pool))
+		goto fail;
+	n = class_table(pool, tab);
+	huge = zsmod_huge_class_size(pool);
+	zsmod_destroy_pool(pool);
+	if (n <= 0) {
+		pr_err("zsmalloc_mod_kunit: no size classes (%d)\n", n);
+		goto fail;
+	}
+
+	nr_size_params = 0;
+	for (i = 0; i < n; i++) {
+		if (!tab[i].min || tab[i].min > tab[i].max ||
+		    (i && tab[i].min != tab[i - 1].max + 1)) {
+			pr_err("zsmalloc_mod_kunit: class %u serves sizes %u..%u after %u..%u\n",
+			       tab[i].class_idx, tab[i].min, tab[i].max,
+			       i ? tab[i - 1].min : 0, i ? tab[i - 1].max : 0);
+			goto fail;
+		}
+		add_size(tab[i].min, max, "first of class", tab[i].class_idx);
+		add_size(tab[i].max, max, "last of class", tab[i].class_idx);
+	}
+	if (tab[0].min != 1 || tab[n - 1].max != max) {
+		pr_err("zsmalloc_mod_kunit: classes serve %u..%u, not 1..%zu\n",
+		       tab[0].min, tab[n - 1].max, max);
+		goto fail;
+	}
+	add_size(huge - 1, max, "below huge threshold", -1);
+	add_size(huge, max, "huge threshold", -1);
+	add_size(max, max, "maximum", -1);
+	sort(size_params, nr_size_params, sizeof(*size_params), size_param_cmp, NULL);
+	/* one entry per size, names joined */
+	for (i = 0, j = 0; i < nr_size_params; i++) {
+		if (j && size_params[j - 1].size == size_params[i].size) {
+			struct size_param *d = &size_params[j - 1];
+			char more[sizeof(d->what)];
+			size_t l = strlen(d->what);
+
+			strscpy(more, size_params[i].what, sizeof(more));
+			snprintf(d->what + l, sizeof(d->what) - l, ", %s", more);
+			continue;
+		}
+		size_params[j++] = size_params[i];
+	}
+	nr_size_params = j;
+	kfree(tab);
+	pr_info("zsmalloc_mod_kunit: %d classes, %u sizes, huge threshold %zu, max %zu\n",
+		n, nr_size_params, huge, max);
+	return 0;
+fail:
+	kfree(tab);
+	kfree(size_params);
+	size_params = NULL;
+	nr_size_params = 0;
+	return -EINVAL;
+}
+
+static void alloc_suite_exit(struct kunit_suite *suite)
+{
+	kfree(size_params);
+	size_params = NULL;
+	nr_size_params = 0;
+}
+
+static const void *size_gen(const void *prev, char *desc)
+{
+	const struct size_param *p = prev;
+
+	if (!size_params)
+		return NULL;
+	p = p ? p + 1 : size_params;
+	if (p >= size_params + nr_size_params)
+		return NULL;
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "size %zu (%s)", p->size, p->what);
+	return p;
+}
+
+/*
+ * The chain length design.rst ("Chain length") gives a class of @size:
+ * 1 to 8 pages, the fewest bytes wasted per page, ties to the shorter.
+ */
+static unsigned int chain_by_design(unsigned int size)
+{
+	unsigned int n, best = 1;
+
+	for (n = 2; n <= 8; n++)
+		/* waste(n) / n < waste(best) / best */
+		if ((n * PAGE_SIZE) % size * best < (best * PAGE_SIZE) % size * n)
+			best = n;
+	return best;
+}
+
+/*
+ * One size: fill two zspages and one more object; every object written
+ * write-only, read back read-only; objects straddling pages are among
+ * them when the geometry has any; locations are unique and agree with the
+ * zspage's page list; stats match; freeing and destroying return every page.
+ */
+static void test_alloc_size(struct kunit *test)
+{
+	const struct size_param *p = test->param_value;
+	struct tpool *tp;
+	const struct tclass *c;
+	unsigned long pfns[MAX_PFNS], pfn;
+	unsigned long *keys;
+	unsigned int i, oi, n, spanned = 0;
+	struct zsmod_class_info info;
+	int np, idx;
+
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	tp = tpool_create(test, 4096);
+	alloc_find_class(tp, p->size, GFP_KERNEL, &c);
+	KUNIT_EXPECT_GE_MSG(test, p->size, (size_t)c->min, "class %u serves %u..%u",
+			    c->class_idx, c->min, c->max);
+	KUNIT_EXPECT_LE_MSG(test, p->size, (size_t)c->max, "class %u serves %u..%u",
+			    c->class_idx, c->min, c->max);
+	KUNIT_ASSERT_GT(test, c->opz, 0U);
+	KUNIT_ASSERT_GT(test, c->ppz, 0U);
+	/* the geometry design.rst ("Chain length") promises, recomputed */
+	KUNIT_EXPECT_EQ_MSG(test, c->ppz, chain_by_design(c->size), "class %u", c->size);
+	KUNIT_EXPECT_EQ_MSG(test, c->opz, c->ppz * (unsigned int)PAGE_SIZE / c->size,
+			    "class %u", c->size);
+	if (c->huge)
+		KUNIT_EXPECT_GE(test, p->size, zsmod_huge_class_size(tp->pool));
+	else
+		KUNIT_EXPECT_LT(test, p->size, zsmod_huge_class_size(tp->pool));
+
+	n = min(2 * c->opz + 1, tp->cap);
+	for (i = 1; i < n; i++) {
+		idx = tpool_alloc(tp, p->size, GFP_KERNEL);
+		KUNIT_ASSERT_GE_MSG(test, idx, 0, "object %u: %d", i, idx);
+	}
+	KUNIT_EXPECT_EQ(test, tpool_check_all(tp), 0U);
+
+	keys = kunit_kcalloc(test, n, sizeof(*keys), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, keys);
+	for (i = 0; i < n; i++) {
+		unsigned long off;
+
+		KUNIT_ASSERT_EQ(test, 0, zsmod_handle_location(tp->pool, tp->h[i], &pfn, &oi));
+		KUNIT_EXPECT_LT(test, oi, c->opz);
+		np = zspage_pfns(tp, i, pfns);
+		KUNIT_ASSERT_EQ_MSG(test, np, (int)c->ppz, "zspage page count of object %u", i);
+		off = (unsigned long)oi * c->size;
+		KUNIT_ASSERT_LT(test, off / PAGE_SIZE, (unsigned long)np);
+		KUNIT_EXPECT_EQ_MSG(test, pfns[off / PAGE_SIZE], pfn,
+				    "object %u idx %u: location pfn is not page %lu of its zspage",
+				    i, oi, off / PAGE_SIZE);
+		if (off % PAGE_SIZE + c->size > PAGE_SIZE)
+			spanned++;
+		keys[i] = pfn * 65536 + oi;
+	}
+	sort(keys, n, sizeof(*keys), cmp_ulong, NULL);
+	for (i = 1; i < n; i++)
+		KUNIT_EXPECT_NE_MSG(test, keys[i], keys[i - 1], "two objects share a slot");
+	if (class_spans(c))
+		KUNIT_EXPECT_GT_MSG(test, spanned, 0U,
+				    "class %u spans pages but no object did", c->size);
+
+	KUNIT_ASSERT_EQ(test, 0, zsmod_class_info(tp->pool, c->arg, &info));
+	KUNIT_EXPECT_EQ(test, info.objs_used, (unsigned long)n);
+	KUNIT_EXPECT_EQ(test, info.zspages, (unsigned long)DIV_ROUND_UP(n, c->opz));
+	expect_consistent(tp);
+	free_destroy_check(tp);
+}
+
+/*
+ * Objects that straddle two pages, modified in place through a read-write
+ * mapping: in a zspage of physically contiguous pages (mapped in place) and
+ * in one whose contiguous allocation was made to fail (copied through the
+ * per-CPU buffer), bytes on both sides of the boundary.
+ */
+static void test_span_rw(struct kunit *test)
+{
+	struct tpool *tp = tpool_create(test, 4096);
+	const struct tclass *c = pick_class(tp, 2, true);
+	unsigned int __maybe_unused first, left, i;
+	int __maybe_unused idx;
+
+	KUNIT_ASSERT_NOT_NULL_MSG(test, c,
+				  "no class with multi-page zspages whose objects straddle pages");
+	c = fill_zspages(tp, len_for_class(c), GFP_KERNEL, 1);
+	KUNIT_ASSERT_TRUE(test, class_spans(c));
+	kunit_info(test, "class %u, %u pages: contiguous %d\n", c->size, c->ppz,
+		   pfns_consecutive(tp, 0));
+	KUNIT_EXPECT_GT(test, span_rw_zspage(tp, c, 0), 0U);
+
+#ifdef HAVE_FI
+	/*
+	 * Only allocations of order >= 1 without direct reclaim count as
+	 * fault points now: the zspage's contiguous block is the first, and
+	 * failing it leaves the pages to come one by one.
+	 */
+	fi_setup(test);
+	fi_set(test, K_MINORDER, 1);
+	fi_set(test, K_IGN_WAIT, 1);
+	first = tp->n;
+	set_fail_nth(1);
+	idx = tpool_alloc(tp, len_for_class(c), GFP_KERNEL);
+	left = get_fail_nth();
+	set_fail_nth(0);
+	KUNIT_ASSERT_GE(test, idx, 0);
+	KUNIT_EXPECT_EQ_MSG(test, left, 0U, "no contiguous allocation was tried");
+	for (i = 1; i < c->opz; i++)
+		KUNIT_ASSERT_GE(test, tpool_alloc(tp, len_for_class(c), GFP_KERNEL), 0);
+	kunit_info(test, "with the contiguous block refused: contiguous %d\n",
+		   pfns_consecutive(tp, first));
+	KUNIT_EXPECT_GT(test, span_rw_zspage(tp, c, first), 0U);
+#endif
+	/* neighbours untouched */
+	KUNIT_EXPECT_EQ(test, tpool_check_all(tp), 0U);
+	expect_consistent(tp);
+	free_destroy_check(tp);
+}
+
+/* Thousands of live objects of mixed sizes: distinct handles and slots. */
+static void test_handle_uniqueness(struct kunit *test)
+{
+	const unsigned int n = 4096;
+	struct tpool *tp = tpool_create(test, n);
+	size_t max = zsmod_max_alloc_size();
+	unsigned long *hs, *keys, pfn;
+	unsigned int i, oi;
+	int idx;
+
+	hs = kunit_kcalloc(test, n, sizeof(*hs), GFP_KERNEL);
+	keys = kunit_kcalloc(test, n, sizeof(*keys), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, hs);
+	KUNIT_ASSERT_NOT_NULL(test, keys);
+	for (i = 0; i < n; i++) {
+		idx = tpool_alloc(tp, 1 + (i * 977UL) % max, GFP_KERNEL);
+		KUNIT_ASSERT_GE_MSG(test, idx, 0, "object %u", i);
+	}
+	for (i = 0; i < n; i++) {
+		KUNIT_ASSERT_NE(test, tp->h[i], 0UL);
+		hs[i] = tp->h[i];
+		KUNIT_ASSERT_EQ(test, 0, zsmod_handle_location(tp->pool, tp->h[i], &pfn, &oi));
+		keys[i] = pfn * 65536 + oi;
+	}
+	sort(hs, n, sizeof(*hs), cmp_ulong, NULL);
+	sort(keys, n, sizeof(*keys), cmp_ulong, NULL);
+	for (i = 1; i < n; i++) {
+		KUNIT_EXPECT_NE_MSG(test, hs[i], hs[i - 1], "duplicate handle");
+		KUNIT_EXPECT_NE_MSG(test, keys[i], keys[i - 1], "two handles, one slot");
+	}
+	KUNIT_EXPECT_EQ(test, tpool_check_all(tp), 0U);
+	expect_consistent(tp);
+	/* free a third, check the rest, then everything */
+	for (i = 0; i < n; i += 3)
+		tpool_free(tp, i);
+	KUNIT_EXPECT_EQ(test, tpool_check_all(tp), 0U);
+	expect_consistent(tp);
+	free_destroy_check(tp);
+}
+
+/*
+ * Size 0: -EINVAL; sizes above the maximum: -ENOSPC, as zs_malloc() (zswap
+ * counts that as poor compression). Nothing allocated either way.
+ */
+static void test_invalid_sizes(struct kunit *test)
+{
+	struct tpool *tp = tpool_create(test, 16);
+	size_t max = zsmod_max_alloc_size();
+	const size_t bad[] = { 0, max + 1, 2 * PAGE_SIZE, SIZE_MAX, SIZE_MAX - 7 };
+	unsigned long handle;
+	unsigned int i;
+	int idx;
+
+	KUNIT_EXPECT_GE(test, max, (size_t)PAGE_SIZE / 2);
+	KUNIT_EXPECT_LE(test, max, (size_t)PAGE_SIZE);
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		handle = 0;
+		KUNIT_EXPECT_EQ_MSG(test, zsmod_malloc(tp->pool, bad[i], GFP_KERNEL, &handle),
+				    bad[i] ? -ENOSPC : -EINVAL, "size %zu", bad[i]);
+		KUNIT_EXPECT_EQ_MSG(test, handle, 0UL, "size %zu set a handle", bad[i]);
+	}
+	expect_consistent(tp);
+	KUNIT_EXPECT_EQ(test, zsmod_get_total_pages(tp->pool), 0UL);
+	/* the largest valid size works */
+	idx = tpool_alloc(tp, max, GFP_KERNEL);
+	KUNIT_ASSERT_GE(test, idx, 0);
+	KUNIT_EXPECT_EQ(test, tpool_check(tp, idx), -1L);
+	expect_consistent(tp);
+	free_destroy_check(tp);
+}
+
+/* Objects in many classes at once: the per-class counters add up. */
+static void test_stats_many_classes(struct kunit *test)
+{
+	struct tpool *tp = tpool_create(test, 4096);
+	unsigned int i, k;
+	int idx;
+
+	for (k = 0; k < tp->ntab; k += 3) {
+		unsigned int cnt = 1 + k % 7;
+
+		for (i = 0; i < cnt; i++) {
+			idx = tpool_alloc(tp, max_t(unsigned int, tp->tab[k].size / 2, 1),
+					  GFP_KERNEL);
+			KUNIT_ASSERT_GE(test, idx, 0);
+		}
+	}
+	expect_consistent(tp);
+	for (i = 0; i < tp->n; i += 2)
+		tpool_free(tp, i);
+	expect_consistent(tp);
+	KUNIT_EXPECT_EQ(test, tpool_check_all(tp), 0U);
+	free_destroy_check(tp);
+}
+
+/*
+ * After freeing what a call allocated: wait (bounded) until the pool is
+ * back to @pages pages, since an empty zspage whose page is locked at that
+ * moment is freed later by a worker. Returns true if it got there.
+ */
+static bool settle_pages(struct tpool *tp, unsigned long pages)
+{
+	unsigned long deadline = jiffies + HZ;
+
+	while (zsmod_get_total_pages(tp->pool) != pages) {
+		if (time_after(jiffies, deadline))
+			return false;
+		usleep_range(5000, 10000);
+	}
+	return true;
+}
+
+/*
+ * Injected allocation failures: the Nth fault point of zsmod_malloc (page
+ * or slab allocation, fail_nth) fails, for N = 1, 2, ... until a call gets
+ * through without reaching its Nth point. Every failure must be -ENOMEM and
+ * leave the counters and NR_ZSPAGES as they were.
+ */
+static unsigned int enomem_walk(struct kunit *test, struct tpool *tp, size_t len,
+				gfp_t gfp, unsigned int min_failures)
+{
+	struct zsmod_pool_stats before, after;
+	unsigned long zsp, handle;
+	unsigned int nth, failures = 0, tolerated = 0, left;
+	bool through = false;
+	int ret;
+
+	for (nth = 1; nth <= 64; nth++) {
+		zsmod_pool_stats(tp->pool, &before);
+		zsp = nr_zspages();
+		handle = 0;
+		set_fail_nth(nth);
+		ret = zsmod_malloc(tp->pool, len, gfp, &handle);
+		left = get_fail_nth();
+		set_fail_nth(0);
+		if (!ret) {
+			KUNIT_EXPECT_NE(test, handle, 0UL);
+			if (handle)
+				zsmod_free(tp->pool, handle);
+			KUNIT_EXPECT_TRUE_MSG(test, settle_pages(tp, before.pages_used),
+					      "len %zu: freeing the only object kept its zspage",
+					      len);
+			if (left) {
+				through = true;
+				break;
+			}
+			/* a failure with a fallback (contiguous pages, stack depot) */
+			tolerated++;
+			continue;
+		}
+		failures++;
+		KUNIT_EXPECT_EQ_MSG(test, ret, -ENOMEM, "len %zu, fault point %u", len, nth);
+		zsmod_pool_stats(tp->pool, &after);
+		KUNIT_EXPECT_EQ_MSG(test, after.pages_used, before.pages_used,
+				    "len %zu, fault point %u leaked pages", len, nth);
+		KUNIT_EXPECT_EQ_MSG(test, after.objs_used, before.objs_used,
+				    "len %zu, fault point %u", len, nth);
+		KUNIT_EXPECT_EQ_MSG(test, after.objs_allocated, before.objs_allocated,
+				    "len %zu, fault point %u", len, nth);
+		KUNIT_EXPECT_EQ_MSG(test, nr_zspages(), zsp,
+				    "len %zu, fault point %u: NR_ZSPAGES changed", len, nth);
+	}
+	KUNIT_EXPECT_TRUE_MSG(test, through, "len %zu: still failing after 64 fault points", len);
+	KUNIT_EXPECT_GE_MSG(test, failures + tolerated, min_failures,
+			    "len %zu: injected failures never reached zsmod_malloc", len);
+	kunit_info(test, "len %zu gfp %pGg: %u injected failures gave -ENOMEM, all clean; %u had a fallback\n",
+		   len, &gfp, failures, tolerated);
+	return failures;
+}
+
+/*
+ * The k-th page of a new zspage cannot be had, k = 0 .. pages_per_zspage-1:
+ * fail_page_alloc at probability 100 for this task, with "space" letting k
+ * order-0 pages through (and failing any contiguous multi-page attempt,
+ * which needs more space than that). Every call must fail with -ENOMEM and
+ * return the pages it got; with enough space a call succeeds.
+ */
+static void enomem_kth_page(struct kunit *test, struct tpool *tp, size_t len, gfp_t gfp,
+			    unsigned int ppz)
+{
+	struct zsmod_pool_stats before, after;
+	unsigned long zsp, handle;
+	unsigned int k;
+	bool through = false;
+	int ret;
+
+	for (k = 0; k < ppz + 8 && !through; k++) {
+		zsmod_pool_stats(tp->pool, &before);
+		zsp = nr_zspages();
+		handle = 0;
+		fi_set(test, K_SPACE, k + 1);
+		fi_set(test, K_PROB, 100);
+		set_make_it_fail(1);
+		ret = zsmod_malloc(tp->pool, len, gfp, &handle);
+		set_make_it_fail(0);
+		fi_set(test, K_PROB, 0);
+		fi_set(test, K_SPACE, 0);
+		if (!ret) {
+			zsmod_pool_stats(tp->pool, &after);
+			KUNIT_EXPECT_GE_MSG(test, k, ppz,
+					    "len %zu: a zspage of %u pages with only %u pages to be had (pages %lu -> %lu, objs %lu/%lu -> %lu/%lu)",
+					    len, ppz, k, before.pages_used, after.pages_used,
+					    before.objs_used, before.objs_allocated,
+					    after.objs_used, after.objs_allocated);
+			zsmod_free(tp->pool, handle);
+			KUNIT_EXPECT_TRUE_MSG(test, settle_pages(tp, before.pages_used),
+					      "len %zu: freeing the only object kept its zspage",
+					      len);
+			through = true;
+			break;
+		}
+		KUNIT_EXPECT_EQ_MSG(test, ret, -ENOMEM, "len %zu, page %u", len, k);
+		zsmod_pool_stats(tp->pool, &after);
+		KUNIT_EXPECT_EQ_MSG(test, after.pages_used, before.pages_used,
+				    "len %zu, page %u failing leaked pages", len, k);
+		KUNIT_EXPECT_EQ_MSG(test, after.objs_used, before.objs_used, "len %zu", len);
+		KUNIT_EXPECT_EQ_MSG(test, after.objs_allocated, before.objs_allocated,
+				    "len %zu", len);
+		KUNIT_EXPECT_EQ_MSG(test, nr_zspages(), zsp,
+				    "len %zu, page %u failing: NR_ZSPAGES changed", len, k);
+	}
+	KUNIT_EXPECT_TRUE_MSG(test, through, "len %zu: never succeeded", len);
+}
+
+static void test_alloc_enomem(struct kunit *test)
+{
+	struct tpool *tp;
+	const struct tclass *multi, *huge;
+	unsigned int failures = 0;
+	size_t multi_len;
+	int idx;
+
+	NEED_FI(test);
+	fi_setup(test);
+	tp = tpool_create(test, 64);
+	multi = pick_class_sized(tp, 3, false, 64);
+	huge = huge_class(tp);
+	KUNIT_ASSERT_NOT_NULL(test, multi);
+	KUNIT_ASSERT_NOT_NULL(test, huge);
+	multi_len = len_for_class(multi);
+
+	/* an empty pool: each call needs a whole new zspage; every fault
+	 * point zsmod_malloc passes through, failed in turn
+	 */
+	failures += enomem_walk(test, tp, 64, GFP_KERNEL | __GFP_NOWARN, 1);
+	failures += enomem_walk(test, tp, multi_len, GFP_KERNEL | __GFP_NOWARN, 1);
+	failures += enomem_walk(test, tp, zsmod_max_alloc_size(), GFP_KERNEL | __GFP_NOWARN, 1);
+	/* zswap's gfp (no direct reclaim): slab allocations fail too */
+	failures += enomem_walk(test, tp, multi_len, ZSWAP_GFP, 1);
+	KUNIT_EXPECT_GT_MSG(test, failures, 0U, "no injected failure made zsmod_malloc fail");
+	expect_consistent(tp);
+	expect_no_stray_pages(test, tp->base_stray, "after failing at every fault point");
+
+	/* the k-th page of a zspage missing (the slab caches are warm) */
+	enomem_kth_page(test, tp, multi_len, GFP_KERNEL | __GFP_NOWARN, multi->ppz);
+	enomem_kth_page(test, tp, multi_len, MOVABLE_GFP | __GFP_NOWARN, multi->ppz);
+	enomem_kth_page(test, tp, zsmod_max_alloc_size(), GFP_KERNEL | __GFP_NOWARN, 1);
+	expect_consistent(tp);
+	expect_no_stray_pages(test, tp->base_stray, "after failing the k-th page");
+
+	/* with live objects around (small classes may borrow free slots of
+	 * slightly larger classes: keep the live ones where nothing borrows)
+	 */
+	idx = tpool_alloc(tp, 1, GFP_KERNEL);
+	KUNIT_ASSERT_GE(test, idx, 0);
+	idx = tpool_alloc(tp, zsmod_max_alloc_size(), GFP_KERNEL);
+	KUNIT_ASSERT_GE(test, idx, 0);
+	enomem_walk(test, tp, multi_len, MOVABLE_GFP | __GFP_NOWARN, 1);
+	enomem_kth_page(test, tp, multi_len, MOVABLE_GFP | __GFP_NOWARN, multi->ppz);
+	KUNIT_EXPECT_EQ(test, tpool_check_all(tp), 0U);
+	expect_consistent(tp);
+	free_destroy_check(tp);
+}
+
+/*
+ * Object locations at their limits: every class and index a pool can
+ * have, with pfns up to the largest that 5-level paging can address
+ * (MAX_POSSIBLE_PHYSMEM_BITS, the kernel's own bound, not ours), decode
+ * to what was encoded, and never look like a free slot or a queued free.
+ */
+static void test_location_limits(struct kunit *test)
+{
+	const unsigned long max_pfn = (1UL << (MAX_POSSIBLE_PHYSMEM_BITS - PAGE_SHIFT)) - 1;
+	const unsigned long pfns[] = {
+		0, 1, 0x12345, max_pfn >> 1, (max_pfn >> 1) + 1, max_pfn - 1, max_pfn,
+	};
+	unsigned int k, n, i, c, idx, cls, bad = 0, nr = 0;
+	struct tpool *tp = tpool_create(test, 1);
+	struct zsmod_class_info info;
+	unsigned long pfn, obj;
+
+	n = zsmod_class_count(tp->pool);
+	KUNIT_ASSERT_GT(test, n, 0U);
+	for (c = 0; c < n; c++) {
+		KUNIT_ASSERT_EQ(test, zsmod_class_info(tp->pool, c, &info), 0);
+		for (k = 0; k < ARRAY_SIZE(pfns); k++) {
+			for (i = 0; i < info.objs_per_zspage; i++) {
+				obj = zsmod_kunit_obj_encode(pfns[k], i, info.class_idx);
+				nr++;
+				if (zsmod_kunit_obj_decode(obj, &pfn, &idx, &cls) &&
+				    pfn == pfns[k] && idx == i && cls == info.class_idx)
+					continue;
+				if (bad++ < 5)
+					KUNIT_FAIL(test,
+						   "pfn %#lx class %u index %u -> %#lx -> pfn %#lx class %u index %u",
+						   pfns[k], info.class_idx, i, obj, pfn, cls,
+						   idx);
+			}
+		}
+	}
+	kunit_info(test, "%u locations in %u classes round-tripped\n", nr, n);
+	KUNIT_EXPECT_EQ(test, bad, 0U);
+}
+
+static struct kunit_case alloc_cases[] = {
+	KUNIT_CASE_PARAM(test_alloc_size, size_gen),
+	KUNIT_CASE(test_span_rw),
+	KUNIT_CASE(test_handle_uniqueness),
+	KUNIT_CASE(test_invalid_sizes),
+	KUNIT_CASE(test_location_limits),
+	KUNIT_CASE(test_stats_many_classes),
+	KUNIT_CASE(test_alloc_enomem),
+	{}
+};
+
+struct kunit_suite zsmalloc_mod_alloc_suite = {
+	.name = "zsmalloc_mod_alloc",
+	.suite_init = alloc_suite_init,
+	.suite_exit = alloc_suite_exit,
+	.test_cases = alloc_cases,
+};

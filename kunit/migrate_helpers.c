@@ -1,0 +1,301 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Page migration for the suites of zsmalloc_mod_kunit.ko (the migration,
+ * compaction and dropbehind suites): migrating our pages through the
+ * kernel's migration core, placing zspages where that can work, and the
+ * flags our pages must (not) have. Declared in helpers.h.
+ */
+#include <kunit/test.h>
+#include <linux/delay.h>
+#include <linux/gfp.h>
+#include <linux/mm.h>
+#include <linux/mmzone.h>
+#include <linux/page-flags.h>
+#include <linux/page_ref.h>
+#include <linux/string.h>
+#include <linux/topology.h>
+
+#include "helpers.h"
+
+#ifdef CONFIG_CONTIG_ALLOC
+/**
+ * contig_migrate_pfn() - Migrate one page through the kernel's migration core
+ * @pfn: the page
+ *
+ * Take [pfn, pfn + 1) with alloc_contig_range(), which isolates the page
+ * through our movable_operations and migrates it, then give the range back.
+ * Retries transient -EBUSY.
+ *
+ * Return: 0, or alloc_contig_range()'s error (-EOPNOTSUPP without
+ * CONFIG_CONTIG_ALLOC).
+ */
+int contig_migrate_pfn(unsigned long pfn)
+{
+	int ret = -EBUSY, tries;
+
+	for (tries = 0; tries < 3; tries++) {
+		ret = alloc_contig_range(pfn, pfn + 1, MIGRATE_MOVABLE,
+					 GFP_KERNEL | __GFP_NOWARN);
+		if (!ret) {
+			free_contig_range(pfn, 1);
+			return 0;
+		}
+		if (ret != -EBUSY)
+			break;
+		usleep_range(5000, 10000);
+	}
+	return ret;
+}
+#else
+int contig_migrate_pfn(unsigned long pfn)
+{
+	return -EOPNOTSUPP;
+}
+#endif
+
+/*
+ * Why alloc_contig_range() may refuse @pfn: the pageblock isolation checks
+ * every page of the pageblock (has_unmovable_pages()). Log what it sees.
+ */
+static void explain_busy(struct kunit *test, unsigned long pfn)
+{
+	unsigned long start = ALIGN_DOWN(pfn, pageblock_nr_pages), p, flags;
+	unsigned int reserved = 0, buddy = 0, free0 = 0, movable = 0, other = 0;
+	struct page *first = NULL;
+
+	for (p = start; p < start + pageblock_nr_pages; p++) {
+		struct page *page;
+
+		if (!pfn_valid(p))
+			continue;
+		page = pfn_to_page(p);
+		if (PageReserved(page)) {
+			reserved++;
+		} else if (!page_ref_count(page)) {
+			if (PageBuddy(page))
+				buddy++;
+			else
+				free0++;
+		} else if (__PageMovable(page) || PageLRU(page)) {
+			movable++;
+		} else {
+			if (!first)
+				first = page;
+			other++;
+		}
+	}
+	kunit_info(test, "pageblock %#lx of pfn %#lx: %u reserved, %u buddy, %u free, %u movable, %u other\n",
+		   start, pfn, reserved, buddy, free0, movable, other);
+	if (first) {
+		flags = first->flags;
+		kunit_info(test, "first other: pfn %#lx refcount %d flags %pGp\n",
+			   page_to_pfn(first), page_ref_count(first), &flags);
+	}
+}
+
+/**
+ * offer_clean_pageblock() - Make the next pages come from a clean pageblock
+ * @test: the test
+ *
+ * The page allocator serves order-0 requests from its smallest free blocks
+ * first, and in a freshly booted guest those are the leftovers around
+ * boot-time (memblock) reservations: our zspages land in pageblocks that
+ * alloc_contig_range() can never isolate. So before filling zspages to
+ * migrate, take a whole free pageblock of the local node's highest zone
+ * (ZONE_MOVABLE with movablecore=) with alloc_contig_range() and free it at
+ * once: its pages go to the head of this CPU's per-cpu free list, where the
+ * next allocations find them.
+ *
+ * Return: the pageblock's pfn or -ENOSPC.
+ */
+long offer_clean_pageblock(struct kunit *test)
+{
+#ifdef CONFIG_CONTIG_ALLOC
+	pg_data_t *pgdat = NODE_DATA(numa_mem_id());
+	struct zone *zone = NULL;
+	unsigned long pfn, end, p;
+	int z;
+
+	for (z = MAX_NR_ZONES - 1; z >= 0 && !zone; z--)
+		if (populated_zone(&pgdat->node_zones[z]))
+			zone = &pgdat->node_zones[z];
+	if (!zone)
+		return -ENOSPC;
+	end = zone_end_pfn(zone);
+	pfn = ALIGN(zone->zone_start_pfn + (end - zone->zone_start_pfn) / 4,
+		    pageblock_nr_pages);
+	for (; pfn + pageblock_nr_pages <= end; pfn += pageblock_nr_pages) {
+		for (p = pfn; p < pfn + pageblock_nr_pages; p++) {
+			struct page *page;
+
+			if (!pfn_valid(p))
+				break;
+			page = pfn_to_page(p);
+			if (PageReserved(page) || page_ref_count(page))
+				break;
+		}
+		if (p < pfn + pageblock_nr_pages)
+			continue;
+		if (alloc_contig_range(pfn, pfn + pageblock_nr_pages, MIGRATE_MOVABLE,
+				       GFP_KERNEL | __GFP_NOWARN))
+			continue;
+		free_contig_range(pfn, pageblock_nr_pages);
+		return pfn;
+	}
+#endif
+	return -ENOSPC;
+}
+
+/**
+ * migrate_zspage() - Migrate every page of a zspage
+ * @tp: the test pool
+ * @idx: an object of the zspage
+ * @old: receives the pfns before, MAX_PFNS at most
+ * @np: receives the zspage's page count
+ *
+ * Which pages moved is read back from the zspage (a page moved when the pfn
+ * at its position in the chain changed), not from alloc_contig_range()'s
+ * result: it fails with -EBUSY when the page's pageblock holds pages it
+ * cannot move, which says nothing about us.
+ *
+ * Return: how many pages moved, or -EIO if the zspage changed size.
+ */
+int migrate_zspage(struct tpool *tp, unsigned int idx, unsigned long *old, int *np)
+{
+	unsigned long now[MAX_PFNS];
+	int j, n, moved = 0;
+
+	*np = zspage_pfns(tp, idx, old);
+	for (j = 0; j < *np; j++)
+		contig_migrate_pfn(old[j]);
+	n = zspage_pfns(tp, idx, now);
+	if (n != *np)
+		return -EIO;
+	for (j = 0; j < n; j++)
+		moved += now[j] != old[j];
+	return moved;
+}
+
+/**
+ * migrate_some_zspage() - Migrate zspages until one moves completely
+ * @tp: the test pool
+ * @c: their class
+ * @first: the first object of the first zspage
+ * @nz: how many zspages
+ * @moved: receives the old pfn of every page that moved on the way
+ * @nmoved: how many there are in @moved
+ * @cap: room in @moved
+ * @victim_old: receives the old pfns of the zspage that moved, unless NULL
+ *
+ * Among @nz zspages of @c filled from object @first on (objects go to
+ * zspages in order), migrate whole zspages from the first one on until
+ * one moves completely.
+ *
+ * Return: the index of an object in it, or -1.
+ */
+int migrate_some_zspage(struct tpool *tp, const struct tclass *c,
+			unsigned int first, unsigned int nz,
+			unsigned long *moved, unsigned int *nmoved, unsigned int cap,
+			unsigned long *victim_old)
+{
+	unsigned long old[MAX_PFNS], now[MAX_PFNS];
+	int z, j, np, got;
+
+	for (z = 0; z < nz; z++) {
+		unsigned int idx = first + z * c->opz;
+
+		got = migrate_zspage(tp, idx, old, &np);
+		if (got <= 0 && z == 0)
+			explain_busy(tp->test, old[0]);
+		if (got <= 0)
+			continue;
+		zspage_pfns(tp, idx, now);
+		for (j = 0; j < np; j++)
+			if (now[j] != old[j] && *nmoved < cap)
+				moved[(*nmoved)++] = old[j];
+		if (got == np) {
+			if (victim_old)
+				memcpy(victim_old, old, np * sizeof(*old));
+			return idx;
+		}
+	}
+	return -1;
+}
+
+/**
+ * fill_migrate_one() - Fill zspages and migrate one of them entirely
+ * @tp: the test pool
+ * @len: the objects' size
+ * @nz: how many zspages per round
+ * @cls: receives the class
+ * @moved: as for migrate_some_zspage()
+ * @nmoved: as for migrate_some_zspage()
+ * @cap: as for migrate_some_zspage()
+ * @victim_old: as for migrate_some_zspage()
+ *
+ * Fill @nz zspages of the class @len lands in (just after offering a clean
+ * pageblock) and migrate one of them entirely; a few rounds, each with
+ * fresh zspages, since our pages may still land where nothing can be
+ * isolated (the offered pages may sit on the other CPU's free list).
+ *
+ * Return: an object of the migrated zspage, or -1.
+ */
+int fill_migrate_one(struct tpool *tp, size_t len, unsigned int nz,
+		     const struct tclass **cls, unsigned long *moved,
+		     unsigned int *nmoved, unsigned int cap, unsigned long *victim_old)
+{
+	unsigned int first, round;
+	int v = -1;
+
+	for (round = 0; round < 4 && v < 0; round++) {
+		offer_clean_pageblock(tp->test);
+		first = tp->n;
+		*cls = fill_zspages(tp, len, MOVABLE_GFP, nz);
+		v = migrate_some_zspage(tp, *cls, first, nz, moved, nmoved, cap, victim_old);
+	}
+	return v;
+}
+
+#ifdef ZSMOD_HAVE_DROPBEHIND
+#define BAD_PAGE_FLAGS	(BIT(PG_reclaim) | BIT(PG_dropbehind))
+#else
+#define BAD_PAGE_FLAGS	BIT(PG_reclaim)
+#endif
+
+/**
+ * expect_page_flags() - Expect the pool's pages to have the right flags
+ * @tp: the test pool
+ * @when: what just happened, for the messages
+ *
+ * Every page of every live object's zspage: movable, and no PG_reclaim
+ * (PG_isolated shares its bit: left set after a migration it would mean an
+ * isolation that was never undone) nor PG_dropbehind.
+ *
+ * Return: how many pages were seen.
+ */
+unsigned int expect_page_flags(struct tpool *tp, const char *when)
+{
+	struct kunit *test = tp->test;
+	unsigned long pfns[MAX_PFNS];
+	unsigned int i, seen = 0;
+	int np, k;
+
+	for (i = 0; i < tp->n; i++) {
+		if (!tp->h[i])
+			continue;
+		np = zspage_pfns(tp, i, pfns);
+		KUNIT_EXPECT_GT(test, np, 0);
+		for (k = 0; k < np; k++) {
+			struct page *page = pfn_to_page(pfns[k]);
+			unsigned long flags = READ_ONCE(page->flags);
+
+			KUNIT_EXPECT_EQ_MSG(test, flags & BAD_PAGE_FLAGS, 0UL,
+					    "%s: pfn %#lx flags %pGp", when, pfns[k], &flags);
+			KUNIT_EXPECT_TRUE_MSG(test, __PageMovable(page),
+					      "%s: pfn %#lx is not a movable_ops page",
+					      when, pfns[k]);
+			seen++;
+		}
+	}
+	return seen;
+}
