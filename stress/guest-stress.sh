@@ -426,8 +426,17 @@ writers_wait race
 loops_stop switch rmmod hotplug compact
 set_zpool zsmalloc_mod
 note "races ($(($(date +%s) - t0))s): $wr_sum"
-note "races agitators:$(counts switch rmmod hotplug compact)"
+agitators=$(counts switch rmmod hotplug compact)
+note "races agitators:$agitators"
 loaded || wr_err="$wr_err module not loaded after the last switch to zsmalloc_mod"
+# the agitators must have done their job, or the phase proved nothing
+for want in zpool_switches compact_memory; do
+	echo "$agitators" | grep -q " $want=[1-9]" || wr_err="$wr_err no $want"
+done
+echo "$agitators" | grep -q ' switch_errors=0' || wr_err="$wr_err zpool switches failed"
+if [ -w /sys/devices/system/cpu/cpu1/online ] && ! echo "$agitators" | grep -q ' cpu1_offline=[1-9]'; then
+	wr_err="$wr_err cpu1 never went offline"
+fi
 result "races: zpool switching, rmmod attempts, cpu hotplug under writes" "$wr_err"
 
 phase_mem "races"

@@ -6,9 +6,10 @@
 #   2. modules against the stock Debian 6.12 headers with W=1: any warning fails
 #   3. selftests (static binaries)
 #   4. stock 6.12 guest: all selftests (vm/check-guest.sh) under vm/run-guest.sh
-#   5. ./kunit/run.sh when it exists (KUnit test kernel; its status counts)
-#   6. the short stress run (stress/check-short.sh), dkms build, make lint,
-#      make docs
+#   5. ./kunit/run.sh (KUnit test kernel), then the selftests on that
+#      kernel (KASAN, UBSAN, KFENCE, DEBUG_PAGEALLOC, lockdep, PREEMPT)
+#   6. the short stress runs, on the stock kernel and on the test kernel
+#      (with fault injection), dkms build, make lint, make docs
 # then a summary. Logs: out/check/.
 #
 # usage: vm/check.sh [--only test1,test2] [--no-kunit]
@@ -124,7 +125,8 @@ done < <(tr -d '\r' <"$out/stock-guest.tap" 2>/dev/null | grep -E '^(not )?ok ')
 debug_guest() {
 	local kd b=$out/build-debug files=() allow=() t
 	local tests=roundtrip+writeback+migrate
-	tests+=+kernel_test_zswap.sh:zsmalloc+kernel_test_zswap.sh:zsmalloc_mod
+	# test_zswap on ours only: its control run on zsmalloc is the stock guest's
+	tests+=+kernel_test_zswap.sh:zsmalloc_mod
 	[ -z "$only" ] || tests=${only//,/+}
 	kd=$(./kunit/build-kernel.sh -q) || return 1
 	rm -rf "$b"
@@ -163,6 +165,11 @@ fi
 # Reliability: the short storm/races run on the stock kernel (stress/).
 if [ -z "$only" ] && [ -x stress/check-short.sh ]; then
 	stage "stress (short, stock 6.12)" ./stress/check-short.sh --ko "$bdir/zsmalloc_mod.ko"
+fi
+# ... and on the sanitizer kernel, where its fault-injection phase runs too.
+if [ -z "$only" ] && [ -n "$kunit" ]; then
+	stage "stress (short, test kernel)" ./stress/run.sh --kernel debug --secs 20 \
+		--log "$top/out/stress/debug-short.log"
 fi
 
 # Packaging and style: dkms.conf builds against the stock headers, and
