@@ -14,54 +14,17 @@
  * objects, so they are taken and given back under the class lock that
  * malloc and free hold anyway, without a call into the slab allocator.
  *
- * Locking, outermost first:
+ * Lock order, outermost first (see "Locking" below for what each
+ * protects and why):
  *
- *  page lock (PG_locked of a zpdesc)
- *	Held by the migration core around isolate/migrate/putback of a page;
- *	taken by us on every page of a zspage before the zspage is freed,
- *	so a page being migrated always has a live zspage.
- *  zsmod_map_area.lock (per-CPU local_lock)
- *	Held from map to unmap: keeps the mapper on the CPU whose pin it
- *	set, and guards the per-CPU copy buffer used for objects that span
- *	two pages that are not adjacent. Never nested with a page lock;
- *	map's slow path takes the class lock inside it.
- *  zsmod_free_batch.lock (per CPU and pool, spinlock)
- *	Protects the frees queued on that CPU (see "Freeing in batches")
- *	and the CPU's bit in pool->queued_cpus.
- *	Taken by frees, mostly on their own CPU's, and by whoever runs the
- *	queues of every CPU, one at a time; the class lock is taken inside
- *	it. Inside the map area lock only if a caller frees while it maps.
- *  size_class->lock (spinlock)
- *	Protects the class's fullness lists and statistics, the inuse,
- *	freeobj and fullness of each of its zspages, their page chains,
- *	the bytes of its objects while they move, and the location stored
- *	in the handle of each of its objects: a location is only ever
- *	rewritten under this lock, but for the OBJ_FREEING mark that a free
- *	sets with cmpxchg and that a mover keeps. Also the class's handle
- *	blocks: their list, free lists and counts. Since a handle's
- *	location encodes its class, free and map find the right lock
- *	without any pool-wide lock.
- *  zsmod_map_area.obj (per-CPU pin, not a lock) and size_class->moving
- *	A mapper publishes the location of the object it maps in its CPU's
- *	map area, from map to unmap, and checks after a full barrier that
- *	the handle still holds that location and that no mover has claimed
- *	a zspage of the class; if either fails it waits on the class lock,
- *	under which no move is under way. A mover (compaction, page
- *	migration) claims a zspage in class->moving under the class lock,
- *	and after a full barrier looks for pins in it, reading them with
- *	acquire against the unpin's release so that it sees what the
- *	mapper wrote: if there is one it backs off, else it may move the
- *	zspage's objects until it releases the claim. Of the two sides of
- *	this handshake at least one sees the other, so the bytes of a
- *	mapped object never move, and mappers hold no lock that others
- *	spin on, even while zswap decompresses from the mapping.
+ *   1. page lock (PG_locked of a zpdesc)
+ *   2. zsmod_map_area.lock (per-CPU local_lock, held from map to unmap)
+ *   3. zsmod_free_batch.lock (per CPU and pool)
+ *   4. size_class->lock
  *
- * So one object per CPU may be mapped at a time, and the caller must not
- * sleep while it is mapped.
- *
- * Page locks are only try-locked while a class lock is held; a zspage
- * whose pages cannot all be try-locked is freed later by a worker that
- * takes the page locks without holding the class lock.
+ * Page locks are only try-locked while a class lock is held. The map
+ * area lock is never nested with a page lock. Mappers and movers meet
+ * through a per-CPU pin and size_class->moving, not a lock.
  *
  * Only zpdesc.h knows that a zpdesc overlays the kernel's page descriptor;
  * this file goes through zpdesc only.
@@ -95,21 +58,64 @@
 
 #include "zpdesc.h"
 #include "zsmalloc_mod.h"
+#include "zsmalloc_mod_internal.h"
+
+/**
+ * DOC: Locking
+ *
+ * page lock (PG_locked of a zpdesc)
+ *	Held by the migration core around isolate/migrate/putback of a page;
+ *	taken by us on every page of a zspage before the zspage is freed,
+ *	so a page being migrated always has a live zspage. Only try-locked
+ *	while a class lock is held; a zspage whose pages cannot all be
+ *	try-locked is freed later by a worker that takes the page locks
+ *	without holding the class lock.
+ *
+ * zsmod_map_area.lock (per-CPU local_lock)
+ *	Held from map to unmap: keeps the mapper on the CPU whose pin it
+ *	set, and guards the per-CPU copy buffer used for objects that span
+ *	two pages that are not adjacent. Never nested with a page lock;
+ *	map's slow path takes the class lock inside it. So one object per
+ *	CPU may be mapped at a time, and the caller must not sleep while it
+ *	is mapped.
+ *
+ * zsmod_free_batch.lock (per CPU and pool, spinlock)
+ *	Protects the frees queued on that CPU (see "Freeing in batches")
+ *	and the CPU's bit in pool->queued_cpus. Taken by frees, mostly on
+ *	their own CPU's, and by whoever runs the queues of every CPU, one
+ *	at a time; the class lock is taken inside it. Inside the map area
+ *	lock only if a caller frees while it maps.
+ *
+ * size_class->lock (spinlock)
+ *	Protects the class's fullness lists and statistics, the inuse,
+ *	freeobj and fullness of each of its zspages, their page chains,
+ *	the bytes of its objects while they move, and the location stored
+ *	in the handle of each of its objects: a location is only ever
+ *	rewritten under this lock, but for the OBJ_FREEING mark that a free
+ *	sets with cmpxchg and that a mover keeps. Also the class's handle
+ *	blocks: their list, free lists and counts. Since a handle's
+ *	location encodes its class, free and map find the right lock
+ *	without any pool-wide lock.
+ *
+ * zsmod_map_area.obj (per-CPU pin, not a lock) and size_class->moving
+ *	A mapper publishes the location of the object it maps in its CPU's
+ *	map area, from map to unmap, and checks after a full barrier that
+ *	the handle still holds that location and that no mover has claimed
+ *	a zspage of the class; if either fails it waits on the class lock,
+ *	under which no move is under way. A mover (compaction, page
+ *	migration) claims a zspage in class->moving under the class lock,
+ *	and after a full barrier looks for pins in it, reading them with
+ *	acquire against the unpin's release so that it sees what the
+ *	mapper wrote: if there is one it backs off, else it may move the
+ *	zspage's objects until it releases the claim. Of the two sides of
+ *	this handshake at least one sees the other, so the bytes of a
+ *	mapped object never move, and mappers hold no lock that others
+ *	spin on, even while zswap decompresses from the mapping.
+ */
 
 #if BITS_PER_LONG != 64
 #error "zsmalloc_mod encodes pfn, class and index in one long: 64-bit only"
 #endif
-
-#define ZSMOD_HANDLE_SIZE	sizeof(unsigned long)
-#define ZSMOD_MIN_ALLOC_SIZE	32U
-#define ZSMOD_CLASS_DELTA	16U
-#define ZSMOD_MAX_ALLOC_SIZE	((unsigned int)PAGE_SIZE)
-#define ZSMOD_MAX_PAGES_PER_ZSPAGE	8U
-#define ZSMOD_NR_CLASSES \
-	(DIV_ROUND_UP(ZSMOD_MAX_ALLOC_SIZE - ZSMOD_MIN_ALLOC_SIZE, \
-		      ZSMOD_CLASS_DELTA) + 1)
-#define ZSMOD_MAX_OBJS_PER_ZSPAGE \
-	(ZSMOD_MAX_PAGES_PER_ZSPAGE * PAGE_SIZE / ZSMOD_MIN_ALLOC_SIZE)
 
 /*
  * An object's location: | pfn of its first page | class | index |.
@@ -160,55 +166,6 @@ static_assert(ZSMOD_CLASS_DELTA % ZSMOD_HANDLE_SIZE == 0);
  */
 #define ZSMOD_HANDLE_BLOCK_SIZE	512U
 #define ZSMOD_DEAD_CLASS	OBJ_CLASS_MASK
-
-/*
- * Every class used has one partly filled zspage, and in a pool of a few
- * thousand objects those add up to several percent of its pages. So while
- * a class is small (fewer than ZSMOD_BORROW_ZSPAGES zspages), an object
- * that would open a new zspage takes a free slot of a class at most
- * ZSMOD_BORROW_BYTES larger instead. Its location names the class it is
- * in, so free and map need not know.
- */
-#define ZSMOD_BORROW_ZSPAGES	4
-#define ZSMOD_BORROW_BYTES	64
-
-/*
- * A class that still has no zspage while the pool holds at least
- * ZSMOD_RARE_POOL_PAGES pages is a rare size: a zspage opened for it
- * (up to ZSMOD_MAX_PAGES_PER_ZSPAGE pages) would stay nearly empty. Its
- * objects take a free slot up to ZSMOD_RARE_BORROW_BYTES larger instead,
- * which wastes less than such a zspage as long as the class stays rare.
- *
- * In a large pool both stop paying once the bytes left unused in borrowed
- * slots add up to more than the zspage they spare: a class that kept
- * borrowing would never grow a zspage of its own, and its objects would
- * cost more than the one partly filled zspage it avoids. So once the pool
- * holds ZSMOD_BORROW_BUDGET_POOL_PAGES pages, a class borrows no more
- * after one zspage's worth of bytes (size_class->borrow_waste), a budget
- * that renews when the class has no zspage left. In smaller pools the
- * partly filled zspages weigh more than any rounding borrowing adds
- * (bench/geometry.sh), and borrowing has no limit.
- */
-#define ZSMOD_RARE_POOL_PAGES	1024
-#define ZSMOD_RARE_BORROW_BYTES	1024
-#define ZSMOD_BORROW_BUDGET_POOL_PAGES	16384
-
-/*
- * Freeing in batches: a free marks its handle freed at once (OBJ_FREEING
- * in the location, so that map and a second free refuse it) and queues
- * it on its CPU, per class. Once a class has ZSMOD_FREE_BATCH queued there
- * they are freed together if the class lock is free; at
- * ZSMOD_FREE_BATCH_MAX the free waits for it. One lock round trip per
- * batch keeps the class's cache lines on one CPU for a while, and a CPU
- * that finds the lock taken goes on queueing instead of spinning. Queued
- * objects still hold their slots and pages, for at most
- * ZSMOD_FREE_DRAIN_DELAY: then a worker frees every queue of the pool, as
- * do compaction, the pool's statistics and destroy. A malloc that finds
- * its class full runs the class's queued frees before it grows the pool.
- */
-#define ZSMOD_FREE_BATCH	8
-#define ZSMOD_FREE_BATCH_MAX	16
-#define ZSMOD_FREE_DRAIN_DELAY	(HZ / 10)
 
 enum zsmod_fullness {
 	ZS_INUSE_RATIO_0,

@@ -250,44 +250,6 @@ class BenchResults(_Directive):
         return node.children
 
 
-# ``.. zsmod-locking-comment::`` quotes the "Locking" part of the comment
-# at the top of zsmalloc_mod.c at build time, so the documented lock order
-# is always the code's. The block runs from the line " * Locking..." to the
-# end of the comment, less a last paragraph about zpdesc.h.
-
-
-class LockingComment(_Directive):
-    has_content = False
-
-    def run(self):
-        env = self.state.document.settings.env
-        path = os.path.join(top, 'zsmalloc_mod.c')
-        env.note_dependency(path)
-        lines = open(path, encoding='utf-8').read().split('\n')
-        try:
-            start = next(i for i, l in enumerate(lines)
-                         if l.startswith(' * Locking'))
-            end = next(i for i in range(start, len(lines))
-                       if lines[i].startswith(' */'))
-        except StopIteration:
-            msg = 'zsmalloc_mod.c: no " * Locking" block in the top comment'
-            return [self.state.document.reporter.warning(msg,
-                                                         line=self.lineno)]
-        body = [l[3:] if l.startswith(' * ') else l[2:] for l in
-                lines[start + 1:end]]
-        while body and not body[0].strip():
-            body.pop(0)
-        # drop a last paragraph about zpdesc.h, which is not about locking
-        paras = '\n'.join(body).rstrip().split('\n\n')
-        if paras and 'zpdesc.h' in paras[-1]:
-            paras.pop()
-        text = '\n\n'.join(paras).expandtabs(8)
-        node = _nodes.literal_block(text, text)
-        node['language'] = 'none'
-        return [node]
-
-
 def setup(app):
     app.add_directive('zsmod-bench-results', BenchResults)
-    app.add_directive('zsmod-locking-comment', LockingComment)
     return {'parallel_read_safe': True}

@@ -10,7 +10,7 @@ whose SIZE is 0 never reach the allocator) through the size classes of
                 of up to 8 pages chosen by the highest whole percent used,
                 neighbours of equal geometry merged (mm/zsmalloc.c);
   zsmalloc_mod  ours, as zsmalloc_mod.c builds them (its constants are read
-                from the file): the chain that wastes the fewest bytes per
+                from zsmalloc_mod_internal.h): the chain that wastes the fewest bytes per
                 page, the same merging, and borrowing of slots in larger
                 classes for small classes and rare sizes (in a large
                 pool, each class up to one zspage's worth of unused
@@ -154,7 +154,7 @@ def borrow(c, distinct, pool_pages, g, size):
 
 
 def zsmod_constants(path):
-    """The geometry constants of zsmalloc_mod.c."""
+    """The geometry constants of zsmalloc_mod_internal.h."""
     text = open(path).read()
     want = {"ZSMOD_MIN_ALLOC_SIZE": "min_size", "ZSMOD_CLASS_DELTA": "delta",
             "ZSMOD_MAX_PAGES_PER_ZSPAGE": "max_pages",
@@ -188,7 +188,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--sizes", required=True, help="output of bench/lzo_sizes")
     ap.add_argument("--mib", default="64,192,512", help="working sets, comma-separated")
-    ap.add_argument("--source", default="zsmalloc_mod.c", help="where our constants are read")
+    ap.add_argument("--source", default="zsmalloc_mod_internal.h", help="where our constants are read")
     ap.add_argument("--max-chain", type=int, help="what-if: zsmalloc_mod chains of up to N pages")
     ap.add_argument("--delta", type=int, help="what-if: zsmalloc_mod classes D bytes apart")
     ap.add_argument("--no-borrow", action="store_true", help="what-if: zsmalloc_mod without borrowing")

@@ -124,8 +124,13 @@ rsync -a --exclude=/out --exclude=.git --exclude=/selftests/bin --exclude='*.ko'
 	--exclude='*.o' --exclude='*.cmd' ./ "$bdir/"
 src="working tree"
 if [ -n "$rev" ]; then
-	for f in zsmalloc_mod.c zsmalloc_mod.h zpdesc.h Kbuild; do
-		git show "$rev:$f" >"$bdir/$f"
+	# zsmalloc_mod_internal.h is younger than some revisions worth measuring
+	for f in zsmalloc_mod.c zsmalloc_mod.h zsmalloc_mod_internal.h zpdesc.h Kbuild; do
+		if git cat-file -e "$rev:$f" 2>/dev/null; then
+			git show "$rev:$f" >"$bdir/$f"
+		else
+			rm -f "$bdir/$f"
+		fi
 	done
 	src="commit $(git rev-parse --short "$rev")"
 fi
@@ -193,7 +198,7 @@ fi
 	echo "date=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
 	echo "commit=$(git rev-parse --short HEAD)"
 	echo "allocator built from the $src: zsmalloc_mod.c sha1=$(sha1sum "$bdir/zsmalloc_mod.c" | cut -c1-12) zpdesc.h sha1=$(sha1sum "$bdir/zpdesc.h" | cut -c1-12)"
-	[ -z "$rev" ] && echo "working tree status: $(git status --short zsmalloc_mod.c zsmalloc_mod.h zpdesc.h | tr '\n' ' ')"
+	[ -z "$rev" ] && echo "working tree status: $(git status --short zsmalloc_mod.c zsmalloc_mod.h zsmalloc_mod_internal.h zpdesc.h | tr '\n' ' ')"
 	echo "kernel=$kernel_name"
 	echo "guest_kernel=$guest_kernel"
 	echo "guest_mem=$mem"

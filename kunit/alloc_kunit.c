@@ -150,7 +150,7 @@ static const void *size_gen(const void *prev, char *desc)
 
 /*
  * Measured geometry against the rule design.rst ("Chain length") states:
- * no chain of 1 to 8 pages wastes fewer bytes per page than a zspage of
+ * no chain of 1 to ZSMOD_MAX_PAGES_PER_ZSPAGE pages wastes fewer bytes per page than a zspage of
  * @pages pages holding @objs objects of @size bytes, as counted from the
  * pages objects landed on; ties go to the shorter chain.
  */
@@ -158,7 +158,7 @@ static bool chain_is_best(unsigned int size, unsigned int pages, unsigned int ob
 {
 	unsigned int waste = pages * PAGE_SIZE - objs * size, n;
 
-	for (n = 1; n <= 8; n++) {
+	for (n = 1; n <= ZSMOD_MAX_PAGES_PER_ZSPAGE; n++) {
 		unsigned int w = (n * PAGE_SIZE) % size;
 
 		/* w / n < waste / pages, or as good and shorter */

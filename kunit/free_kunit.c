@@ -316,13 +316,12 @@ static void test_free_reuse(struct kunit *test)
 }
 
 /*
- * Slot borrowing for rare sizes (ZSMOD_RARE_* in zsmalloc_mod.c): once the
- * pool holds RARE_POOL_PAGES pages, an object whose class has no zspage yet
- * takes a free slot of a class up to RARE_BORROW_BYTES larger instead of
- * opening a zspage; in a smaller pool it opens its own zspage.
+ * Slot borrowing for rare sizes (ZSMOD_RARE_* in zsmalloc_mod_internal.h):
+ * once the pool holds ZSMOD_RARE_POOL_PAGES pages, an object whose class
+ * has no zspage yet takes a free slot of a class up to
+ * ZSMOD_RARE_BORROW_BYTES larger instead of opening a zspage; in a smaller
+ * pool it opens its own zspage.
  */
-#define RARE_POOL_PAGES		1024
-#define RARE_BORROW_BYTES	1024
 static void test_rare_class_borrow(struct kunit *test)
 {
 	struct tpool *tp = tpool_create(test, 4096);
@@ -338,14 +337,14 @@ static void test_rare_class_borrow(struct kunit *test)
 	idx = alloc_find_class(tp, rare_len, MOVABLE_GFP, &rare);
 	KUNIT_ASSERT_LT(test, rare->size, big->size);
 	KUNIT_ASSERT_GT(test, big->size - rare->size, 64U);
-	KUNIT_ASSERT_LE(test, big->size - rare->size, (unsigned int)RARE_BORROW_BYTES);
+	KUNIT_ASSERT_LE(test, big->size - rare->size, (unsigned int)ZSMOD_RARE_BORROW_BYTES);
 	KUNIT_EXPECT_EQ(test, tpool_check(tp, idx), -1L);
 	tpool_free(tp, idx);
 	KUNIT_ASSERT_EQ(test, 0, zsmod_class_info(tp->pool, rare->arg, &info));
 	KUNIT_ASSERT_EQ(test, info.zspages, 0UL);
 
 	/* grow the pool, then leave a free slot in the big class */
-	while (zsmod_get_total_pages(tp->pool) < RARE_POOL_PAGES)
+	while (zsmod_get_total_pages(tp->pool) < ZSMOD_RARE_POOL_PAGES)
 		KUNIT_ASSERT_GE(test, tpool_alloc(tp, big_len, MOVABLE_GFP), 0);
 	do {
 		KUNIT_ASSERT_GE(test, tpool_alloc(tp, big_len, MOVABLE_GFP), 0);
@@ -366,16 +365,15 @@ static void test_rare_class_borrow(struct kunit *test)
 
 /*
  * The borrowing budget (ZSMOD_RARE_BORROW_BYTES's comment in
- * zsmalloc_mod.c): while the pool is smaller than BUDGET_POOL_PAGES a
- * class borrows slots of a larger class without limit; in a larger pool
- * only until the bytes they leave unused reach one zspage of its own, and
- * then it opens its own zspage. The budget renews when the class has no
+ * zsmalloc_mod_internal.h): while the pool is smaller than
+ * ZSMOD_BORROW_BUDGET_POOL_PAGES a class borrows slots of a larger class
+ * without limit; in a larger pool only until the bytes they leave unused
+ * reach one zspage of its own, and then it opens its own zspage. The budget renews when the class has no
  * zspage left.
  */
-#define BUDGET_POOL_PAGES	16384
 static void test_borrow_budget(struct kunit *test)
 {
-	const unsigned int cap = BUDGET_POOL_PAGES + 4096;
+	const unsigned int cap = ZSMOD_BORROW_BUDGET_POOL_PAGES + 4096;
 	struct tpool *tp = tpool_create(test, cap);
 	const struct tclass *small = NULL, *large = NULL;
 	struct zsmod_class_info si, li;
@@ -424,7 +422,7 @@ static void test_borrow_budget(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, zsmod_get_total_pages(tp->pool), pages);
 
 	/* grow the pool past the threshold with one-page objects */
-	while (zsmod_get_total_pages(tp->pool) < BUDGET_POOL_PAGES)
+	while (zsmod_get_total_pages(tp->pool) < ZSMOD_BORROW_BUDGET_POOL_PAGES)
 		KUNIT_ASSERT_GE(test, tpool_alloc(tp, PAGE_SIZE, MOVABLE_GFP), 0);
 
 	/* large pool, budget spent: the next object opens its own zspage */

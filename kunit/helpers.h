@@ -16,6 +16,7 @@
 #include <linux/types.h>
 
 #include "../zsmalloc_mod.h"
+#include "../zsmalloc_mod_internal.h"
 
 /* kunit/patches/0001 defines folio_test_dropbehind as a macro for this */
 #ifdef folio_test_dropbehind

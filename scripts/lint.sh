@@ -20,7 +20,7 @@ fail=0
 
 # Sources only: *.mod.c are modpost's output.
 files=()
-for f in zsmalloc_mod.c zpdesc.h zsmalloc_mod.h kunit/*.[ch] bench/*.[ch] selftests/*.[ch]; do
+for f in zsmalloc_mod.c zpdesc.h zsmalloc_mod.h zsmalloc_mod_internal.h kunit/*.[ch] bench/*.[ch] selftests/*.[ch]; do
 	[ -f "$f" ] && [ "${f%.mod.c}" = "$f" ] && files+=("$top/$f")
 done
 
