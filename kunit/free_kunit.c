@@ -368,8 +368,8 @@ static void test_rare_class_borrow(struct kunit *test)
  * zsmalloc_mod_internal.h): while the pool is smaller than
  * ZSMOD_BORROW_BUDGET_POOL_PAGES a class borrows slots of a larger class
  * without limit; in a larger pool only until the bytes they leave unused
- * reach one zspage of its own, and then it opens its own zspage. The budget renews when the class has no
- * zspage left.
+ * reach one zspage of its own, and then it opens its own zspage. The
+ * budget renews when the class has no zspage left.
  */
 static void test_borrow_budget(struct kunit *test)
 {
