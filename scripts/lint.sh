@@ -68,7 +68,7 @@ sparse_run stock "$kdir"
 
 # kunit/ only builds against a kernel with CONFIG_KUNIT: the test kernel of
 # kunit/build-kernel.sh, when one has been built (make kunit or make check).
-ktest=$(ls -td /var/cache/zsmalloc_mod/kunit-kernel-*/.complete 2>/dev/null | head -1)
+ktest=$(ls -td "${ZSMOD_CACHE:-/var/cache/zsmalloc_mod}"/kunit-kernel-*/.complete 2>/dev/null | head -1)
 if [ -n "$ktest" ]; then
 	sparse_run kunit "$(dirname "$ktest")/build"
 else
