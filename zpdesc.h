@@ -20,21 +20,19 @@
 #include <linux/stddef.h>
 #include <linux/vmstat.h>
 
-struct zspage;
+struct zsmod_zspage;
 
 /**
  * struct zpdesc - memory descriptor of one page of a zspage
- * @__page_flags: page flags; touched only through folio helpers. PG_private
- *	marks the first page of a zspage, PG_locked serialises us against
- *	page migration.
+ * @__page_flags: page flags; touched only through folio helpers. PG_locked
+ *	serialises us against page migration.
  * @__page_lru: used by the migration core while the page is isolated.
  * @movable_ops: set by the migration core's __SetPageMovable(); ours.
  * @next: next page of the same zspage, NULL on the last page.
  * @handle: for a huge zspage (one object), the object's handle.
  * @zspage: the zspage this page belongs to.
- * @first_obj_offset: offset of the first object that starts in this page.
- *	Only the low 24 bits are ours: the top byte holds the page type
- *	(PGTY_zsmalloc). Use zpdesc_first_obj_offset() and friends.
+ * @__page_type: the page type (PGTY_zsmalloc); set and cleared through
+ *	folio helpers.
  * @__page_refcount: the page's reference count; use zpdesc_get/put().
  *
  * A zpdesc overlays struct page. Fields named __page_* belong to the core
@@ -49,8 +47,8 @@ struct zpdesc {
 		struct zpdesc *next;
 		unsigned long handle;
 	};
-	struct zspage *zspage;
-	unsigned int first_obj_offset;
+	struct zsmod_zspage *zspage;
+	unsigned int __page_type;
 	atomic_t __page_refcount;
 };
 
@@ -62,7 +60,7 @@ ZPDESC_OVERLAYS(mapping, movable_ops);
 ZPDESC_OVERLAYS(index, next);
 ZPDESC_OVERLAYS(index, handle);
 ZPDESC_OVERLAYS(private, zspage);
-ZPDESC_OVERLAYS(page_type, first_obj_offset);
+ZPDESC_OVERLAYS(page_type, __page_type);
 ZPDESC_OVERLAYS(_refcount, __page_refcount);
 #ifdef CONFIG_MEMCG
 static_assert(sizeof(struct zpdesc) <= offsetof(struct page, memcg_data));
@@ -71,9 +69,9 @@ static_assert(sizeof(struct zpdesc) <= offsetof(struct page, memcg_data));
 static_assert(sizeof(struct zpdesc) <= sizeof(struct page));
 
 /*
- * Conversions keep constness: a const zpdesc gives a const page or folio.
- * A zpdesc is always an order-0 page, hence its own folio head. Each
- * macro evaluates its argument once.
+ * Conversions keep constness. A zpdesc is an order-0 page: its own folio.
+ * _Generic as upstream's mm/zpdesc.h, with the argument taken once into a
+ * local (upstream names it twice, which checkpatch flags).
  */
 #define zpdesc_page(zp) ({						\
 	__auto_type __zpd = (zp);					\
@@ -96,18 +94,13 @@ static_assert(sizeof(struct zpdesc) <= sizeof(struct page));
 		 struct page * : (struct zpdesc *)__pg);		\
 })
 
-/* The top byte of page_type is the type; the rest is our offset. */
-#define ZPDESC_OBJ_OFFSET_MASK	0x00ffffffU
-
 /**
- * zpdesc_alloc() - allocate the page behind a new zpdesc
- * @gfp: allocation flags, possibly with __GFP_MOVABLE and __GFP_HIGHMEM
+ * alloc_zpdesc() - allocate the page behind a new zpdesc
+ * @gfp: allocation flags
  *
- * The page is typed as a zsmalloc page, so its first_obj_offset is usable.
- *
- * Return: the zpdesc, or NULL when no page could be allocated.
+ * Return: the zpdesc, typed as a zsmalloc page, or NULL.
  */
-static inline struct zpdesc *zpdesc_alloc(gfp_t gfp)
+static inline struct zpdesc *alloc_zpdesc(gfp_t gfp)
 {
 	struct page *page = alloc_page(gfp);
 
@@ -118,26 +111,23 @@ static inline struct zpdesc *zpdesc_alloc(gfp_t gfp)
 }
 
 /**
- * zpdesc_alloc_contig() - allocate physically contiguous zpdescs
- * @gfp: allocation flags, as for zpdesc_alloc()
- * @nr: number of pages wanted, 2 to 8
- * @zpdescs: filled with @nr zpdescs of consecutive pfns
+ * alloc_zpdescs_contig() - allocate zpdescs of consecutive pfns
+ * @gfp: allocation flags, used as they are
+ * @nr: number of zpdescs
+ * @zpdescs: filled with @nr zpdescs
  *
- * Takes a free block from the buddy allocator only if one is at hand: no
- * reclaim, no compaction, no warning. The block is split into independent
- * order-0 pages, typed as zsmalloc pages; pages beyond @nr go back.
+ * One block of the buddy allocator, split into order-0 pages typed as
+ * zsmalloc pages; the pages beyond @nr go back.
  *
  * Return: true on success; false leaves nothing allocated.
  */
-static inline bool zpdesc_alloc_contig(gfp_t gfp, unsigned int nr,
-				       struct zpdesc **zpdescs)
+static inline bool alloc_zpdescs_contig(gfp_t gfp, unsigned int nr,
+					struct zpdesc **zpdescs)
 {
 	unsigned int order = get_order((unsigned long)nr << PAGE_SHIFT);
-	struct page *page;
+	struct page *page = alloc_pages(gfp, order);
 	unsigned int i;
 
-	gfp &= ~(__GFP_DIRECT_RECLAIM | __GFP_KSWAPD_RECLAIM | __GFP_COMP);
-	page = alloc_pages(gfp | __GFP_NOWARN | __GFP_NORETRY, order);
 	if (!page)
 		return false;
 	split_page(page, order);
@@ -154,185 +144,80 @@ static inline bool zpdesc_alloc_contig(gfp_t gfp, unsigned int nr,
 	return true;
 }
 
-/**
- * zpdesc_free() - free a zpdesc that was never published
- * @zpdesc: a zpdesc from zpdesc_alloc() that nobody else can reference
- */
-static inline void zpdesc_free(struct zpdesc *zpdesc)
+/* Free a zpdesc from alloc_zpdesc() that nobody else can reference. */
+static inline void free_zpdesc(struct zpdesc *zpdesc)
 {
 	__folio_clear_zsmalloc(zpdesc_folio(zpdesc));
 	__free_page(zpdesc_page(zpdesc));
 }
 
-/**
- * zpdesc_mark_zsmalloc() - type a page we received as a zsmalloc page
- * @zpdesc: the destination page of a migration
- */
-static inline void zpdesc_mark_zsmalloc(struct zpdesc *zpdesc)
+/* Type the destination page of a migration as a zsmalloc page. */
+static inline void __zpdesc_set_zsmalloc(struct zpdesc *zpdesc)
 {
 	__folio_set_zsmalloc(zpdesc_folio(zpdesc));
 }
 
-/**
- * zpdesc_is_zsmalloc() - is this page typed as a zsmalloc page?
- * @zpdesc: the zpdesc
- *
- * Return: true if the page carries the zsmalloc page type.
- */
 static inline bool zpdesc_is_zsmalloc(const struct zpdesc *zpdesc)
 {
 	return folio_test_zsmalloc(zpdesc_folio(zpdesc));
 }
 
 /**
- * zpdesc_reset() - return a zpdesc's fields to what the page allocator
+ * reset_zpdesc() - return a zpdesc's fields to what the page allocator
  *		    expects, before the last reference is dropped
  * @zpdesc: the zpdesc
  *
- * Clears the movable ops, the first-page marker, the zspage link, the
- * next/handle word and the page type.
+ * Clears the movable ops, the zspage link, the next/handle word and the
+ * page type.
  */
-static inline void zpdesc_reset(struct zpdesc *zpdesc)
+static inline void reset_zpdesc(struct zpdesc *zpdesc)
 {
 	struct page *page = zpdesc_page(zpdesc);
 
 	/* a page we never managed to make movable has no ops to clear */
 	if (zpdesc->movable_ops & ~PAGE_MAPPING_FLAGS)
 		__ClearPageMovable(page);
-	folio_clear_private(page_folio(page));
 	zpdesc->zspage = NULL;
 	zpdesc->next = NULL;
 	__folio_clear_zsmalloc(page_folio(page));
 }
 
-/**
- * zpdesc_first_obj_offset() - where the first object of this page starts
- * @zpdesc: the zpdesc
- *
- * Return: the offset in bytes from the start of the page.
- */
-static inline unsigned int zpdesc_first_obj_offset(const struct zpdesc *zpdesc)
-{
-	return zpdesc->first_obj_offset & ZPDESC_OBJ_OFFSET_MASK;
-}
-
-/**
- * zpdesc_set_first_obj_offset() - record where the first object starts
- * @zpdesc: the zpdesc, already typed as a zsmalloc page
- * @offset: offset in bytes, below PAGE_SIZE
- */
-static inline void zpdesc_set_first_obj_offset(struct zpdesc *zpdesc,
-					       unsigned int offset)
-{
-	static_assert(PAGE_SIZE - 1 <= ZPDESC_OBJ_OFFSET_MASK);
-	zpdesc->first_obj_offset &= ~ZPDESC_OBJ_OFFSET_MASK;
-	zpdesc->first_obj_offset |= offset & ZPDESC_OBJ_OFFSET_MASK;
-}
-
-/**
- * zpdesc_set_first() - mark the first page of a zspage
- * @zpdesc: the zpdesc
- */
-static inline void zpdesc_set_first(struct zpdesc *zpdesc)
-{
-	folio_set_private(zpdesc_folio(zpdesc));
-}
-
-/**
- * zpdesc_is_first() - is this the first page of its zspage?
- * @zpdesc: the zpdesc
- *
- * Return: true for the first page.
- */
-static inline bool zpdesc_is_first(const struct zpdesc *zpdesc)
-{
-	return folio_test_private(zpdesc_folio(zpdesc));
-}
-
-/**
- * zpdesc_lock() - lock the page, sleeping until it is available
- * @zpdesc: the zpdesc
- */
-static inline void zpdesc_lock(struct zpdesc *zpdesc)
-{
-	folio_lock(zpdesc_folio(zpdesc));
-}
-
-/**
- * zpdesc_trylock() - lock the page if nobody holds it
- * @zpdesc: the zpdesc
- *
- * Return: true if the lock was taken.
- */
 static inline bool zpdesc_trylock(struct zpdesc *zpdesc)
 {
 	return folio_trylock(zpdesc_folio(zpdesc));
 }
 
-/**
- * zpdesc_unlock() - unlock the page
- * @zpdesc: the zpdesc
- */
 static inline void zpdesc_unlock(struct zpdesc *zpdesc)
 {
 	folio_unlock(zpdesc_folio(zpdesc));
 }
 
-/**
- * zpdesc_wait_locked() - wait until the page is unlocked
- * @zpdesc: the zpdesc; the caller holds a reference to it
- */
+/* Wait until the page is unlocked; the caller holds a reference. */
 static inline void zpdesc_wait_locked(struct zpdesc *zpdesc)
 {
 	folio_wait_locked(zpdesc_folio(zpdesc));
 }
 
-/**
- * zpdesc_is_locked() - is the page locked?
- * @zpdesc: the zpdesc
- *
- * Return: true if somebody holds the page lock.
- */
 static inline bool zpdesc_is_locked(const struct zpdesc *zpdesc)
 {
 	return folio_test_locked(zpdesc_folio(zpdesc));
 }
 
-/**
- * zpdesc_get() - take a reference on the page
- * @zpdesc: the zpdesc
- */
 static inline void zpdesc_get(struct zpdesc *zpdesc)
 {
 	folio_get(zpdesc_folio(zpdesc));
 }
 
-/**
- * zpdesc_put() - drop a reference; the last one frees the page
- * @zpdesc: the zpdesc
- */
 static inline void zpdesc_put(struct zpdesc *zpdesc)
 {
 	folio_put(zpdesc_folio(zpdesc));
 }
 
-/**
- * kmap_local_zpdesc() - map the page for a short, CPU-local access
- * @zpdesc: the zpdesc
- *
- * Return: the page's kernel address; undo with kunmap_local().
- */
 static inline void *kmap_local_zpdesc(struct zpdesc *zpdesc)
 {
 	return kmap_local_page(zpdesc_page(zpdesc));
 }
 
-/**
- * zpdesc_pfn() - the page frame number of a zpdesc
- * @zpdesc: the zpdesc
- *
- * Return: its pfn.
- */
 static inline unsigned long zpdesc_pfn(const struct zpdesc *zpdesc)
 {
 	return page_to_pfn(zpdesc_page(zpdesc));
@@ -356,24 +241,14 @@ static inline bool zpdesc_follows(const struct zpdesc *zpdesc,
 	       zpdesc_page(next) == nth_page(zpdesc_page(zpdesc), 1);
 }
 
-/**
- * pfn_zpdesc() - the zpdesc of a page frame number
- * @pfn: a pfn that holds a zsmalloc_mod page
- *
- * Return: the zpdesc.
- */
 static inline struct zpdesc *pfn_zpdesc(unsigned long pfn)
 {
 	return page_zpdesc(pfn_to_page(pfn));
 }
 
-/**
- * zpdesc_set_movable() - let the migration core move this page
- * @zpdesc: the zpdesc; its page lock is held
- * @mops: our movable operations
- */
-static inline void zpdesc_set_movable(struct zpdesc *zpdesc,
-				      const struct movable_operations *mops)
+/* Let the migration core move this page. Context: its page lock held. */
+static inline void __zpdesc_set_movable(struct zpdesc *zpdesc,
+					const struct movable_operations *mops)
 {
 	__SetPageMovable(zpdesc_page(zpdesc), mops);
 }
@@ -410,23 +285,11 @@ static const struct movable_operations name = {				\
 	.putback_page = name##_putback_page,				\
 }
 
-/**
- * zpdesc_is_isolated() - is the page isolated for migration?
- * @zpdesc: the zpdesc
- *
- * Return: true while the migration core holds the page isolated.
- */
 static inline bool zpdesc_is_isolated(const struct zpdesc *zpdesc)
 {
 	return folio_test_isolated(zpdesc_folio(zpdesc));
 }
 
-/**
- * zpdesc_zone() - the zone the page lives in
- * @zpdesc: the zpdesc
- *
- * Return: the zone.
- */
 static inline struct zone *zpdesc_zone(const struct zpdesc *zpdesc)
 {
 	return page_zone(zpdesc_page(zpdesc));
@@ -437,19 +300,11 @@ static inline struct zone *zpdesc_zone(const struct zpdesc *zpdesc)
  * our pages there too, so /proc/vmstat's nr_zspages covers both.
  */
 #if IS_ENABLED(CONFIG_ZSMALLOC)
-/**
- * zpdesc_inc_zone_page_state() - count the page in its zone's NR_ZSPAGES
- * @zpdesc: the zpdesc
- */
 static inline void zpdesc_inc_zone_page_state(struct zpdesc *zpdesc)
 {
 	inc_zone_page_state(zpdesc_page(zpdesc), NR_ZSPAGES);
 }
 
-/**
- * zpdesc_dec_zone_page_state() - uncount the page from NR_ZSPAGES
- * @zpdesc: the zpdesc
- */
 static inline void zpdesc_dec_zone_page_state(struct zpdesc *zpdesc)
 {
 	dec_zone_page_state(zpdesc_page(zpdesc), NR_ZSPAGES);

@@ -20,11 +20,11 @@
  *   1. page lock (PG_locked of a zpdesc)
  *   2. zsmod_map_area.lock (per-CPU local_lock, held from map to unmap)
  *   3. zsmod_free_batch.lock (per CPU and pool)
- *   4. size_class->lock
+ *   4. zsmod_size_class->lock
  *
  * Page locks are only try-locked while a class lock is held. The map
  * area lock is never nested with a page lock. Mappers and movers meet
- * through a per-CPU pin and size_class->moving, not a lock.
+ * through a per-CPU pin and zsmod_size_class->moving, not a lock.
  *
  * Only zpdesc.h knows that a zpdesc overlays the kernel's page descriptor;
  * this file goes through zpdesc only.
@@ -86,7 +86,7 @@
  *	at a time; the class lock is taken inside it. Inside the map area
  *	lock only if a caller frees while it maps.
  *
- * size_class->lock (spinlock)
+ * zsmod_size_class->lock (spinlock)
  *	Protects the class's fullness lists and statistics, the inuse,
  *	freeobj and fullness of each of its zspages, their page chains,
  *	the bytes of its objects while they move, and the location stored
@@ -97,7 +97,7 @@
  *	location encodes its class, free and map find the right lock
  *	without any pool-wide lock.
  *
- * zsmod_map_area.obj (per-CPU pin, not a lock) and size_class->moving
+ * zsmod_map_area.obj (per-CPU pin, not a lock) and zsmod_size_class->moving
  *	A mapper publishes the location of the object it maps in its CPU's
  *	map area, from map to unmap, and checks after a full barrier that
  *	the handle still holds that location and that no mover has claimed
@@ -183,7 +183,7 @@ enum zsmod_class_stat {
 	NR_CLASS_STATS,
 };
 
-struct size_class {
+struct zsmod_size_class {
 	spinlock_t lock;	/* see "Locking" at the top of this file */
 	struct list_head fullness_list[NR_FULLNESS_GROUPS];
 	/* bit g set: fullness_list[g] is not empty, for groups 10% to 99% */
@@ -203,7 +203,7 @@ struct size_class {
 	unsigned int last_whole_off;
 	bool huge;
 	/* the zspage whose objects a mover may be moving: see "Locking" */
-	struct zspage *moving;
+	struct zsmod_zspage *moving;
 	/* handle blocks with a free slot; the most recently refilled first */
 	struct list_head handle_blocks;
 	unsigned long nr_handle_blocks;
@@ -222,7 +222,7 @@ struct size_class {
  */
 struct zsmod_handle_block {
 	struct list_head list;
-	struct size_class *class;
+	struct zsmod_size_class *class;
 	unsigned int free;
 	unsigned int inuse;
 	unsigned long slot[];
@@ -258,7 +258,7 @@ struct zsmod_free_batch {
 	struct zsmod_class_frees class[];
 };
 
-struct zspage {
+struct zsmod_zspage {
 	u8 magic;
 	u8 fullness;
 	u8 class_idx;
@@ -281,14 +281,14 @@ struct zsmod_counters {
 struct zsmod_pool {
 	const char *name;
 	/* by class index; merged indexes point to the same class */
-	struct size_class *size_class[ZSMOD_NR_CLASSES];
+	struct zsmod_size_class *size_class[ZSMOD_NR_CLASSES];
 	/*
 	 * By the class index of an object location: only a class's own
 	 * index leads to it, every other to zsmod_no_class.
 	 */
-	struct size_class *obj_class[1 << OBJ_CLASS_BITS];
+	struct zsmod_size_class *obj_class[1 << OBJ_CLASS_BITS];
 	/* distinct classes, smallest first */
-	struct size_class *classes[ZSMOD_NR_CLASSES];
+	struct zsmod_size_class *classes[ZSMOD_NR_CLASSES];
 	unsigned int nr_classes;
 	size_t huge_class_size;
 	atomic_long_t pages_allocated;
@@ -320,7 +320,7 @@ struct zsmod_map_area {
 	void *kaddr;		/* kmap_local address of an in-place object */
 	char *buf;		/* PAGE_SIZE bounce buffer for split objects */
 	/* for a split object only, so that unmap can copy it back */
-	struct size_class *class;
+	struct zsmod_size_class *class;
 	enum zsmod_mapmode mm;
 };
 
@@ -336,8 +336,8 @@ static DEFINE_PER_CPU(struct zsmod_map_area, zsmod_map_area) = {
  * (see zsmod_pool.obj_class): permanently claimed, so that map's fast path
  * sends such a location to map_object_slow(), which refuses it.
  */
-static struct zspage zsmod_no_zspage;
-static struct size_class zsmod_no_class = { .moving = &zsmod_no_zspage };
+static struct zsmod_zspage zsmod_no_zspage;
+static struct zsmod_size_class zsmod_no_class = { .moving = &zsmod_no_zspage };
 
 static struct kmem_cache *zsmod_handle_block_cache;
 static struct kmem_cache *zsmod_zspage_cache;
@@ -491,19 +491,19 @@ static unsigned int class_idx_for_size(size_t size)
 	return min_t(unsigned int, idx, ZSMOD_NR_CLASSES - 1);
 }
 
-static struct zspage *zpdesc_zspage(const struct zpdesc *zpdesc)
+static struct zsmod_zspage *zpdesc_zspage(const struct zpdesc *zpdesc)
 {
 	return zpdesc->zspage;
 }
 
-static struct size_class *zspage_class(struct zsmod_pool *pool,
-				       struct zspage *zsp)
+static struct zsmod_size_class *zspage_class(struct zsmod_pool *pool,
+					     struct zsmod_zspage *zsp)
 {
 	return pool->size_class[zsp->class_idx];
 }
 
 /* Offset of object @idx within the page in which it starts. */
-static unsigned long obj_page_offset(struct size_class *class, unsigned int idx)
+static unsigned long obj_page_offset(struct zsmod_size_class *class, unsigned int idx)
 {
 	return offset_in_page((unsigned long)idx * class->size);
 }
@@ -512,13 +512,13 @@ static unsigned long obj_page_offset(struct size_class *class, unsigned int idx)
  * The page after @zpdesc in @zspage's chain, or NULL. A huge zspage has
  * one page, whose next field holds the handle instead.
  */
-static struct zpdesc *zspage_next(struct zspage *zsp, struct zpdesc *zpdesc)
+static struct zpdesc *zspage_next(struct zsmod_zspage *zsp, struct zpdesc *zpdesc)
 {
 	return zsp->huge ? NULL : zpdesc->next;
 }
 
 /* Page @n (0-based) of a zspage's chain. */
-static struct zpdesc *zspage_nth_zpdesc(struct zspage *zsp, unsigned int n)
+static struct zpdesc *zspage_nth_zpdesc(struct zsmod_zspage *zsp, unsigned int n)
 {
 	struct zpdesc *zpdesc = zsp->first_zpdesc;
 
@@ -528,7 +528,7 @@ static struct zpdesc *zspage_nth_zpdesc(struct zspage *zsp, unsigned int n)
 }
 
 /* Position of @zpdesc in its zspage's chain. */
-static unsigned int zspage_zpdesc_pos(struct zspage *zsp,
+static unsigned int zspage_zpdesc_pos(struct zsmod_zspage *zsp,
 				      struct zpdesc *zpdesc)
 {
 	struct zpdesc *cur = zsp->first_zpdesc;
@@ -551,7 +551,7 @@ static unsigned int zspage_zpdesc_pos(struct zspage *zsp,
  * Return: ZS_INUSE_RATIO_0 when empty, ZS_INUSE_RATIO_100 when full,
  * else the 10% step of its use rounded up (so 1 of 127 is in 10%).
  */
-static int fullness_group(struct size_class *class, struct zspage *zsp)
+static int fullness_group(struct zsmod_size_class *class, struct zsmod_zspage *zsp)
 {
 	unsigned int inuse = zsp->inuse;
 
@@ -563,8 +563,8 @@ static int fullness_group(struct size_class *class, struct zspage *zsp)
 	return 100 * inuse / class->objs_per_zspage / 10 + 1;
 }
 
-static __always_inline void insert_zspage(struct size_class *class,
-					  struct zspage *zsp, int fullness)
+static __always_inline void insert_zspage(struct zsmod_size_class *class,
+					  struct zsmod_zspage *zsp, int fullness)
 {
 	lockdep_assert_held(&class->lock);
 	class->stat[fullness]++;
@@ -574,8 +574,8 @@ static __always_inline void insert_zspage(struct size_class *class,
 		class->groups_with_room |= BIT(fullness);
 }
 
-static __always_inline void remove_zspage(struct size_class *class,
-					  struct zspage *zsp)
+static __always_inline void remove_zspage(struct zsmod_size_class *class,
+					  struct zsmod_zspage *zsp)
 {
 	lockdep_assert_held(&class->lock);
 	list_del_init(&zsp->list);
@@ -584,8 +584,8 @@ static __always_inline void remove_zspage(struct size_class *class,
 }
 
 /* Move @zspage to the list its fullness calls for; return the group. */
-static __always_inline int fix_fullness(struct size_class *class,
-					struct zspage *zsp)
+static __always_inline int fix_fullness(struct zsmod_size_class *class,
+					struct zsmod_zspage *zsp)
 {
 	int fullness = fullness_group(class, zsp);
 
@@ -597,7 +597,7 @@ static __always_inline int fix_fullness(struct size_class *class,
 }
 
 /* The fullest zspage that still has room, or NULL. */
-static struct zspage *find_zspage_with_room(struct size_class *class)
+static struct zsmod_zspage *find_zspage_with_room(struct zsmod_size_class *class)
 {
 	unsigned int groups = class->groups_with_room;
 
@@ -606,7 +606,7 @@ static struct zspage *find_zspage_with_room(struct size_class *class)
 	if (!groups)
 		return NULL;
 	return list_first_entry(&class->fullness_list[__fls(groups)],
-				struct zspage, list);
+				struct zsmod_zspage, list);
 }
 
 /**
@@ -615,7 +615,7 @@ static struct zspage *find_zspage_with_room(struct size_class *class)
  *
  * Return: true if so.
  */
-static bool class_compaction_pays(struct size_class *class)
+static bool class_compaction_pays(struct zsmod_size_class *class)
 {
 	/* data_race: without the lock a stale answer only delays a run */
 	unsigned long allocated = data_race(class->stat[CLASS_OBJS_ALLOCATED]);
@@ -639,8 +639,8 @@ static bool class_compaction_pays(struct size_class *class)
  *
  * Return: the encoded location of the slot.
  */
-static unsigned long obj_malloc(struct size_class *class,
-				struct zspage *zsp, unsigned long handle)
+static unsigned long obj_malloc(struct zsmod_size_class *class,
+				struct zsmod_zspage *zsp, unsigned long handle)
 {
 	unsigned int idx = zsp->freeobj;
 	unsigned long offset = (unsigned long)idx * class->size;
@@ -669,11 +669,11 @@ static unsigned long obj_malloc(struct size_class *class,
  * @class: the class, whose lock is held
  * @obj: the encoded location of the object
  */
-static __always_inline void obj_free(struct size_class *class,
+static __always_inline void obj_free(struct zsmod_size_class *class,
 				     unsigned long obj)
 {
 	struct zpdesc *zpdesc = obj_zpdesc(obj);
-	struct zspage *zsp = zpdesc_zspage(zpdesc);
+	struct zsmod_zspage *zsp = zpdesc_zspage(zpdesc);
 	unsigned int idx = obj_index(obj);
 	unsigned long *link;
 	void *vaddr;
@@ -692,7 +692,7 @@ static __always_inline void obj_free(struct size_class *class,
 }
 
 /* Index range [*first, *end) of the objects that start in page @pos. */
-static void objs_starting_in_page(struct size_class *class, unsigned int pos,
+static void objs_starting_in_page(struct zsmod_size_class *class, unsigned int pos,
 				  unsigned int *first, unsigned int *end)
 {
 	unsigned long start = (unsigned long)pos * PAGE_SIZE;
@@ -710,7 +710,7 @@ static void objs_starting_in_page(struct size_class *class, unsigned int pos,
  *
  * Return: true if the slot holds an object.
  */
-static bool obj_allocated(struct zspage *zsp, void *addr,
+static bool obj_allocated(struct zsmod_zspage *zsp, void *addr,
 			  unsigned long *handle)
 {
 	unsigned long word;
@@ -739,8 +739,8 @@ static bool obj_allocated(struct zspage *zsp, void *addr,
  * Return: the object's handle, or 0 if no allocated object of index
  * @idx or higher starts in @zpdesc.
  */
-static unsigned long find_alloced_obj(struct size_class *class,
-				      struct zspage *zsp, struct zpdesc *zpdesc,
+static unsigned long find_alloced_obj(struct zsmod_size_class *class,
+				      struct zsmod_zspage *zsp, struct zpdesc *zpdesc,
 				      unsigned int pos, unsigned int *idx)
 {
 	unsigned int first, end;
@@ -770,7 +770,7 @@ static unsigned long find_alloced_obj(struct size_class *class,
  *
  * Objects span at most two pages; each page is mapped in turn.
  */
-static void obj_copy_bytes(struct size_class *class, unsigned long obj,
+static void obj_copy_bytes(struct zsmod_size_class *class, unsigned long obj,
 			   unsigned int skip, void *buf, unsigned int len,
 			   bool to_obj)
 {
@@ -799,7 +799,7 @@ static void obj_copy_bytes(struct size_class *class, unsigned long obj,
 }
 
 /* Copy a whole object from @src to @dst, both of @class. */
-static void obj_copy(struct size_class *class, unsigned long dst,
+static void obj_copy(struct zsmod_size_class *class, unsigned long dst,
 		     unsigned long src)
 {
 	struct zpdesc *s_zpdesc = obj_zpdesc(src);
@@ -836,7 +836,7 @@ static void obj_copy(struct size_class *class, unsigned long dst,
 /* ---- zspage life cycle ----------------------------------------------- */
 
 /* Link @zpdescs into the page chain of @zspage. */
-static void zspage_link_pages(struct size_class *class, struct zspage *zsp,
+static void zspage_link_pages(struct zsmod_size_class *class, struct zsmod_zspage *zsp,
 			      struct zpdesc **zpdescs)
 {
 	unsigned int i;
@@ -847,16 +847,14 @@ static void zspage_link_pages(struct size_class *class, struct zspage *zsp,
 		zpdesc->zspage = zsp;
 		zpdesc->next = i + 1 < class->pages_per_zspage ?
 			       zpdescs[i + 1] : NULL;
-		if (i == 0) {
+		if (i == 0)
 			zsp->first_zpdesc = zpdesc;
-			zpdesc_set_first(zpdesc);
-		}
 	}
 }
 
 /* Thread every slot of a new zspage onto its free list. */
-static void zspage_init_free_list(struct size_class *class,
-				  struct zspage *zsp)
+static void zspage_init_free_list(struct zsmod_size_class *class,
+				  struct zsmod_zspage *zsp)
 {
 	struct zpdesc *zpdesc = zsp->first_zpdesc;
 	unsigned int pos = 0;
@@ -866,7 +864,6 @@ static void zspage_init_free_list(struct size_class *class,
 		void *vaddr;
 
 		objs_starting_in_page(class, pos, &first, &end);
-		zpdesc_set_first_obj_offset(zpdesc, obj_page_offset(class, first));
 		vaddr = kmap_local_zpdesc(zpdesc);
 		for (idx = first; idx < end; idx++) {
 			unsigned long *link = vaddr + obj_page_offset(class, idx);
@@ -892,11 +889,11 @@ static void zspage_init_free_list(struct size_class *class,
  *
  * Return: the zspage, or NULL when memory ran out.
  */
-static struct zspage *alloc_zspage(struct zsmod_pool *pool,
-				   struct size_class *class, gfp_t gfp)
+static struct zsmod_zspage *alloc_zspage(struct zsmod_pool *pool,
+					 struct zsmod_size_class *class, gfp_t gfp)
 {
 	struct zpdesc *zpdescs[ZSMOD_MAX_PAGES_PER_ZSPAGE];
-	struct zspage *zsp;
+	struct zsmod_zspage *zsp;
 	unsigned int i;
 
 	zsp = kmem_cache_zalloc(zsmod_zspage_cache, slab_gfp(gfp));
@@ -906,14 +903,18 @@ static struct zspage *alloc_zspage(struct zsmod_pool *pool,
 	/*
 	 * Physically contiguous pages let map use objects that span two
 	 * pages in place instead of copying them; take them when the buddy
-	 * allocator has a block at hand, else any pages.
+	 * allocator has a block at hand (no reclaim, no compaction, no
+	 * warning), else any pages.
 	 */
 	i = 0;
 	if (class->pages_per_zspage > 1 &&
-	    zpdesc_alloc_contig(gfp, class->pages_per_zspage, zpdescs))
+	    alloc_zpdescs_contig((gfp & ~(__GFP_DIRECT_RECLAIM |
+					  __GFP_KSWAPD_RECLAIM | __GFP_COMP)) |
+				 __GFP_NOWARN | __GFP_NORETRY,
+				 class->pages_per_zspage, zpdescs))
 		i = class->pages_per_zspage;
 	for (; i < class->pages_per_zspage; i++) {
-		zpdescs[i] = zpdesc_alloc(gfp);
+		zpdescs[i] = alloc_zpdesc(gfp);
 		if (!zpdescs[i])
 			goto undo;
 	}
@@ -931,13 +932,13 @@ static struct zspage *alloc_zspage(struct zsmod_pool *pool,
 
 undo:
 	while (i--)
-		zpdesc_free(zpdescs[i]);
+		free_zpdesc(zpdescs[i]);
 	kmem_cache_free(zsmod_zspage_cache, zsp);
 	return NULL;
 }
 
 /* Let the migration core move the pages of a new zspage. */
-static void zspage_set_movable(struct zspage *zsp)
+static void zspage_set_movable(struct zsmod_zspage *zsp)
 {
 #ifdef CONFIG_COMPACTION
 	struct zpdesc *zpdesc;
@@ -950,7 +951,7 @@ static void zspage_set_movable(struct zspage *zsp)
 		 */
 		if (!zpdesc_trylock(zpdesc))
 			continue;
-		zpdesc_set_movable(zpdesc, &zsmod_mops);
+		__zpdesc_set_movable(zpdesc, &zsmod_mops);
 		zpdesc_unlock(zpdesc);
 	}
 #endif
@@ -962,7 +963,7 @@ static void zspage_set_movable(struct zspage *zsp)
  *
  * Return: true with all pages locked, or false with none locked.
  */
-static bool trylock_zspage(struct zspage *zsp)
+static bool trylock_zspage(struct zsmod_zspage *zsp)
 {
 	struct zpdesc *zpdesc, *locked;
 
@@ -988,7 +989,7 @@ unwind:
  * Pages not yet locked may be migrated meanwhile, so each is looked up
  * under the class lock and waited for with a reference held.
  */
-static void lock_zspage(struct size_class *class, struct zspage *zsp)
+static void lock_zspage(struct zsmod_size_class *class, struct zsmod_zspage *zsp)
 {
 	struct zpdesc *cur = NULL, *next;
 
@@ -1019,8 +1020,8 @@ static void lock_zspage(struct size_class *class, struct zspage *zsp)
  * After this nobody can find the zspage; release_zspage() finishes the
  * job and needs no lock.
  */
-static void zspage_detach(struct zsmod_pool *pool, struct size_class *class,
-			  struct zspage *zsp)
+static void zspage_detach(struct zsmod_pool *pool, struct zsmod_size_class *class,
+			  struct zsmod_zspage *zsp)
 {
 	lockdep_assert_held(&class->lock);
 	VM_WARN_ON_ONCE(zsp->inuse);
@@ -1038,13 +1039,14 @@ static void zspage_detach(struct zsmod_pool *pool, struct size_class *class,
  * Called without the class lock where possible, to keep that lock's hold
  * times short: our page locks keep the migration core away.
  */
-static void release_zspage(struct zspage *zsp)
+static void release_zspage(struct zsmod_zspage *zsp)
 {
 	struct zpdesc *zpdesc = zsp->first_zpdesc, *next;
 
 	do {
 		next = zspage_next(zsp, zpdesc);
-		zpdesc_reset(zpdesc);
+		VM_WARN_ON_ONCE(!zpdesc_is_locked(zpdesc));
+		reset_zpdesc(zpdesc);
 		zpdesc_unlock(zpdesc);
 		zpdesc_dec_zone_page_state(zpdesc);
 		zpdesc_put(zpdesc);
@@ -1065,8 +1067,8 @@ static void release_zspage(struct zspage *zsp)
  * Return: true if the zspage was detached: the caller must then call
  * release_zspage(), after dropping the class lock if it likes.
  */
-static bool free_zspage(struct zsmod_pool *pool, struct size_class *class,
-			struct zspage *zsp)
+static bool free_zspage(struct zsmod_pool *pool, struct zsmod_size_class *class,
+			struct zsmod_zspage *zsp)
 {
 	lockdep_assert_held(&class->lock);
 	if (!trylock_zspage(zsp)) {
@@ -1093,8 +1095,8 @@ static void deferred_free_work(struct work_struct *work)
 	unsigned int i;
 
 	for (i = 0; i < pool->nr_classes; i++) {
-		struct size_class *class = pool->classes[i];
-		struct zspage *zsp, *tmp;
+		struct zsmod_size_class *class = pool->classes[i];
+		struct zsmod_zspage *zsp, *tmp;
 		LIST_HEAD(empty);
 
 		spin_lock(&class->lock);
@@ -1165,7 +1167,7 @@ static void handle_block_free(struct zsmod_handle_block *blk)
 }
 
 /* Free the handle blocks of a class that has no handle in use. */
-static void free_handle_blocks(struct size_class *class)
+static void free_handle_blocks(struct zsmod_size_class *class)
 {
 	struct zsmod_handle_block *blk, *tmp;
 
@@ -1190,7 +1192,7 @@ static void free_handle_blocks(struct size_class *class)
  * Return: the handle, its slot still marked free; or 0 if none could be had.
  */
 static __always_inline unsigned long
-class_take_handle(struct size_class *class, struct zsmod_handle_block **spare)
+class_take_handle(struct zsmod_size_class *class, struct zsmod_handle_block **spare)
 {
 	struct zsmod_handle_block *blk;
 	unsigned int idx;
@@ -1226,7 +1228,7 @@ class_take_handle(struct size_class *class, struct zsmod_handle_block **spare)
  * Return: see class_put_handle().
  */
 static noinline struct zsmod_handle_block *
-class_drop_empty_block(struct size_class *class, struct zsmod_handle_block *blk)
+class_drop_empty_block(struct zsmod_size_class *class, struct zsmod_handle_block *blk)
 {
 	lockdep_assert_held(&class->lock);
 	if (class->handles_used && list_is_singular(&class->handle_blocks))
@@ -1253,7 +1255,7 @@ class_drop_empty_block(struct size_class *class, struct zsmod_handle_block *blk)
  * dropping the lock if it likes; or NULL.
  */
 static __always_inline struct zsmod_handle_block *
-class_put_handle(struct size_class *class, unsigned long handle)
+class_put_handle(struct zsmod_size_class *class, unsigned long handle)
 {
 	struct zsmod_handle_block *blk = handle_block(handle);
 	unsigned int idx = (unsigned long *)handle - blk->slot;
@@ -1300,10 +1302,10 @@ static bool handle_plausible(struct zsmod_pool *pool, unsigned long handle)
  * The class a location read from a handle leads to, or NULL for a free
  * slot or a handle whose free is queued (both lead to zsmod_no_class).
  */
-static struct size_class *live_obj_class(struct zsmod_pool *pool,
-					 unsigned long obj)
+static struct zsmod_size_class *live_obj_class(struct zsmod_pool *pool,
+					       unsigned long obj)
 {
-	struct size_class *class = pool->obj_class[obj_class_idx(obj)];
+	struct zsmod_size_class *class = pool->obj_class[obj_class_idx(obj)];
 
 	return class == &zsmod_no_class ? NULL : class;
 }
@@ -1313,7 +1315,7 @@ static struct size_class *live_obj_class(struct zsmod_pool *pool,
  * same in every pool: this is what refuses another pool's handle.
  */
 static __always_inline bool handle_of_class(unsigned long handle,
-					    struct size_class *class)
+					    struct zsmod_size_class *class)
 {
 	return READ_ONCE(handle_block(handle)->class) == class;
 }
@@ -1328,10 +1330,10 @@ static __always_inline bool handle_of_class(unsigned long handle,
  *
  * Return: the class, or NULL for an invalid handle or one of another pool.
  */
-static struct size_class *handle_class(struct zsmod_pool *pool,
-				       unsigned long handle)
+static struct zsmod_size_class *handle_class(struct zsmod_pool *pool,
+					     unsigned long handle)
 {
-	struct size_class *class;
+	struct zsmod_size_class *class;
 
 	if (unlikely(!handle_plausible(pool, handle)))
 		return NULL;
@@ -1353,7 +1355,7 @@ static struct size_class *handle_class(struct zsmod_pool *pool,
  * Return: true if @handle still names an object of @class.
  */
 static bool handle_live_locked(struct zsmod_pool *pool,
-			       struct size_class *class, unsigned long handle,
+			       struct zsmod_size_class *class, unsigned long handle,
 			       unsigned long *obj)
 {
 	lockdep_assert_held(&class->lock);
@@ -1372,11 +1374,11 @@ static bool handle_live_locked(struct zsmod_pool *pool,
  * Return: the class of its object, or NULL if @handle is not live (a
  * double free, or garbage).
  */
-static struct size_class *handle_mark_freeing(struct zsmod_pool *pool,
-					      unsigned long handle)
+static struct zsmod_size_class *handle_mark_freeing(struct zsmod_pool *pool,
+						    unsigned long handle)
 {
 	unsigned long *slot = (unsigned long *)handle;
-	struct size_class *class;
+	struct zsmod_size_class *class;
 	unsigned long obj;
 
 	if (unlikely(!handle_plausible(pool, handle)))
@@ -1403,12 +1405,12 @@ static struct size_class *handle_mark_freeing(struct zsmod_pool *pool,
  * Return: true if so, or always without CONFIG_DEBUG_VM.
  */
 static bool obj_matches_handle(struct zsmod_pool *pool,
-			       struct size_class *class, unsigned long obj,
+			       struct zsmod_size_class *class, unsigned long obj,
 			       unsigned long handle)
 {
 #ifdef CONFIG_DEBUG_VM
 	struct zpdesc *zpdesc;
-	struct zspage *zsp;
+	struct zsmod_zspage *zsp;
 	unsigned long word;
 	void *vaddr;
 
@@ -1450,12 +1452,12 @@ static bool obj_matches_handle(struct zsmod_pool *pool,
  * Return: the new object's handle, or 0 if every zspage of @class is full
  * (or memory for a handle block ran out).
  */
-static unsigned long malloc_in_class(struct size_class *class,
+static unsigned long malloc_in_class(struct zsmod_size_class *class,
 				     struct zsmod_handle_block **spare,
 				     gfp_t gfp)
 {
 	unsigned long handle = 0;
-	struct zspage *zsp;
+	struct zsmod_zspage *zsp;
 
 again:
 	spin_lock(&class->lock);
@@ -1493,7 +1495,7 @@ again:
  * Return: the new object's handle, or 0 if it was not placed.
  */
 static unsigned long malloc_borrow_slot(struct zsmod_pool *pool,
-					struct size_class *class,
+					struct zsmod_size_class *class,
 					struct zsmod_handle_block **spare,
 					gfp_t gfp)
 {
@@ -1512,7 +1514,7 @@ static unsigned long malloc_borrow_slot(struct zsmod_pool *pool,
 		return 0;
 
 	for (pos = class->pos + 1; pos < pool->nr_classes; pos++) {
-		struct size_class *larger = pool->classes[pos];
+		struct zsmod_size_class *larger = pool->classes[pos];
 		unsigned long handle;
 
 		if (larger->size - class->size > reach)
@@ -1547,11 +1549,11 @@ static unsigned long malloc_borrow_slot(struct zsmod_pool *pool,
  * nothing is left allocated but a spare.
  */
 static unsigned long malloc_in_new_zspage(struct zsmod_pool *pool,
-					  struct size_class *class, gfp_t gfp,
+					  struct zsmod_size_class *class, gfp_t gfp,
 					  struct zsmod_handle_block **spare)
 {
 	struct zsmod_handle_block *unused;
-	struct zspage *zsp;
+	struct zsmod_zspage *zsp;
 	unsigned long handle;
 
 	spin_lock(&class->lock);
@@ -1584,7 +1586,7 @@ static unsigned long malloc_in_new_zspage(struct zsmod_pool *pool,
 }
 
 static unsigned long flush_queued_frees(struct zsmod_pool *pool,
-					struct size_class *class,
+					struct zsmod_size_class *class,
 					unsigned long *released);
 
 /* Inlined into zsmod_malloc() and into the zpool driver's callback. */
@@ -1592,7 +1594,7 @@ static __always_inline int pool_malloc(struct zsmod_pool *pool, size_t size,
 				       gfp_t gfp, unsigned long *handle)
 {
 	struct zsmod_handle_block *spare = NULL;
-	struct size_class *class;
+	struct zsmod_size_class *class;
 	unsigned long h;
 
 	if (unlikely(!pool || !handle || !size ||
@@ -1661,11 +1663,11 @@ static void schedule_auto_compact(struct zsmod_pool *pool)
  */
 static noinline int free_queued(struct zsmod_pool *pool,
 				struct zsmod_free_batch *fb,
-				struct size_class *class, bool wait)
+				struct zsmod_size_class *class, bool wait)
 {
 	struct zsmod_class_frees *cf = &fb->class[class->pos];
 	struct zsmod_handle_block *unused[ZSMOD_FREE_BATCH_MAX];
-	struct zspage *empty[ZSMOD_FREE_BATCH_MAX];
+	struct zsmod_zspage *empty[ZSMOD_FREE_BATCH_MAX];
 	unsigned int i, nr_unused = 0, nr_empty = 0;
 	bool compact = false;
 
@@ -1679,7 +1681,7 @@ static noinline int free_queued(struct zsmod_pool *pool,
 		unsigned long obj = handle_obj(handle) & ~OBJ_FREEING;
 		struct zsmod_handle_block *blk;
 		int fullness, old_fullness;
-		struct zspage *zsp;
+		struct zsmod_zspage *zsp;
 
 		if (WARN_ON_ONCE(obj_class_idx(obj) != class->class_idx ||
 				 !obj_matches_handle(pool, class, obj, handle)))
@@ -1721,7 +1723,7 @@ static noinline int free_queued(struct zsmod_pool *pool,
  * Return: the number of objects freed.
  */
 static unsigned long flush_queued_frees(struct zsmod_pool *pool,
-					struct size_class *class,
+					struct zsmod_size_class *class,
 					unsigned long *released)
 {
 	unsigned int cpu, pos, first = 0, end = pool->nr_classes;
@@ -1787,7 +1789,7 @@ static __always_inline void pool_free(struct zsmod_pool *pool,
 {
 	struct zsmod_class_frees *cf;
 	struct zsmod_free_batch *fb;
-	struct size_class *class;
+	struct zsmod_size_class *class;
 	unsigned int nr;
 
 	if (!handle)
@@ -1853,7 +1855,7 @@ static void unpin_object(void)
  * Return: true if a CPU's pin names @zsp. Only a hint unless @zsp is
  * claimed (see claim_zspage()).
  */
-static bool zspage_pinned(struct zspage *zsp)
+static bool zspage_pinned(struct zsmod_zspage *zsp)
 {
 	int cpu;
 
@@ -1883,7 +1885,7 @@ static bool zspage_pinned(struct zspage *zsp)
  * Return: true if claimed; false, with nothing claimed, if an object of
  * @zsp is mapped.
  */
-static bool claim_zspage(struct size_class *class, struct zspage *zsp)
+static bool claim_zspage(struct zsmod_size_class *class, struct zsmod_zspage *zsp)
 {
 	lockdep_assert_held(&class->lock);
 	/* a mapper that sees the claim sees all that came before it */
@@ -1896,7 +1898,7 @@ static bool claim_zspage(struct size_class *class, struct zspage *zsp)
 }
 
 /* Let mappers in again. */
-static void release_claim(struct size_class *class)
+static void release_claim(struct zsmod_size_class *class)
 {
 	lockdep_assert_held(&class->lock);
 	/* a mapper that sees the claim gone sees the moved objects' bytes */
@@ -1922,7 +1924,7 @@ static noinline void *map_object_slow(struct zsmod_pool *pool,
 				      enum zsmod_mapmode mm)
 {
 	struct zsmod_map_area *area = this_cpu_ptr(&zsmod_map_area);
-	struct size_class *class;
+	struct zsmod_size_class *class;
 	struct zpdesc *zpdesc;
 	unsigned long obj, off;
 	void *addr;
@@ -1972,7 +1974,7 @@ invalid:
  */
 static noinline void unmap_split_object(struct zsmod_map_area *area)
 {
-	struct size_class *class = area->class;
+	struct zsmod_size_class *class = area->class;
 
 	/* the handle header in the buffer may be stale: skip it */
 	if (area->mm != ZSMOD_MM_RO)
@@ -2018,7 +2020,7 @@ static __always_inline void *pool_map(struct zsmod_pool *pool,
 				      unsigned long handle,
 				      enum zsmod_mapmode mm)
 {
-	struct size_class *class;
+	struct zsmod_size_class *class;
 	struct zpdesc *zpdesc;
 	unsigned long obj, off;
 	void *kaddr;
@@ -2057,7 +2059,7 @@ static __always_inline void *pool_map(struct zsmod_pool *pool,
 		      !obj_matches_handle(pool, class, obj, handle))))
 		return map_object_slow(pool, handle, mm);
 
-	kaddr = kmap_local_pfn(obj_pfn(obj));
+	kaddr = kmap_local_zpdesc(zpdesc);
 	this_cpu_write(zsmod_map_area.handle, handle);
 	this_cpu_write(zsmod_map_area.kaddr, kaddr);
 	return kaddr + off + class->hdr_size;
@@ -2133,7 +2135,7 @@ EXPORT_SYMBOL_GPL(zsmod_unmap_object);
  *
  * Return: whole zspages' worth of free slots, in pages.
  */
-static unsigned long class_compactable_pages(struct size_class *class,
+static unsigned long class_compactable_pages(struct zsmod_size_class *class,
 					     unsigned long queued)
 {
 	/* data_race: the shrinker counts without the lock, as a hint */
@@ -2150,12 +2152,12 @@ static unsigned long class_compactable_pages(struct size_class *class,
 }
 
 /* Take the emptiest non-empty zspage off its list, claimed for moving. */
-static struct zspage *isolate_src_zspage(struct size_class *class)
+static struct zsmod_zspage *isolate_src_zspage(struct zsmod_size_class *class)
 {
 	int fg;
 
 	for (fg = ZS_INUSE_RATIO_10; fg <= ZS_INUSE_RATIO_99; fg++) {
-		struct zspage *zsp;
+		struct zsmod_zspage *zsp;
 
 		list_for_each_entry(zsp, &class->fullness_list[fg], list) {
 			/* a mapped object stays put: try the next one */
@@ -2169,16 +2171,16 @@ static struct zspage *isolate_src_zspage(struct size_class *class)
 }
 
 /* Take the fullest zspage with room off its list: a destination. */
-static struct zspage *isolate_dst_zspage(struct size_class *class)
+static struct zsmod_zspage *isolate_dst_zspage(struct zsmod_size_class *class)
 {
-	struct zspage *zsp = find_zspage_with_room(class);
+	struct zsmod_zspage *zsp = find_zspage_with_room(class);
 
 	if (zsp)
 		remove_zspage(class, zsp);
 	return zsp;
 }
 
-static int putback_zspage(struct size_class *class, struct zspage *zsp)
+static int putback_zspage(struct zsmod_size_class *class, struct zsmod_zspage *zsp)
 {
 	int fullness = fullness_group(class, zsp);
 
@@ -2194,8 +2196,8 @@ static int putback_zspage(struct size_class *class, struct zspage *zsp)
  *
  * Moves until @src is empty or @dst is full, rewriting each handle.
  */
-static void move_objects(struct size_class *class, struct zspage *src,
-			 struct zspage *dst)
+static void move_objects(struct zsmod_size_class *class, struct zsmod_zspage *src,
+			 struct zsmod_zspage *dst)
 {
 	struct zpdesc *zpdesc = src->first_zpdesc;
 	unsigned int pos;
@@ -2230,9 +2232,9 @@ static void move_objects(struct size_class *class, struct zspage *src,
  * Return: the number of pages freed.
  */
 static unsigned long compact_class(struct zsmod_pool *pool,
-				   struct size_class *class)
+				   struct zsmod_size_class *class)
 {
-	struct zspage *src, *dst = NULL;
+	struct zsmod_zspage *src, *dst = NULL;
 	unsigned long freed = 0;
 
 	spin_lock(&class->lock);
@@ -2291,7 +2293,7 @@ static unsigned long compact_pool(struct zsmod_pool *pool, bool only_paying)
 	/* queued frees may empty zspages: no need to move their objects */
 	flush_queued_frees(pool, NULL, NULL);
 	for (i = pool->nr_classes - 1; i >= 0; i--) {
-		struct size_class *class = pool->classes[i];
+		struct zsmod_size_class *class = pool->classes[i];
 
 		if (only_paying && !class_compaction_pays(class))
 			continue;
@@ -2343,7 +2345,7 @@ static void auto_compact_work(struct work_struct *work)
 
 /* Frees of a class queued on any CPU, as a shrinker count needs them. */
 static unsigned long class_frees_queued(struct zsmod_pool *pool,
-					struct size_class *class)
+					struct zsmod_size_class *class)
 {
 	unsigned long nr = 0;
 	unsigned int cpu;
@@ -2375,7 +2377,7 @@ static unsigned long zsmod_shrinker_count(struct shrinker *shrinker,
 	if (!READ_ONCE(shrinker_enabled))
 		return 0;
 	for (i = 0; i < pool->nr_classes; i++) {
-		struct size_class *class = pool->classes[i];
+		struct zsmod_size_class *class = pool->classes[i];
 
 		pages += class_compactable_pages(class,
 						 class_frees_queued(pool, class));
@@ -2431,8 +2433,8 @@ static bool zsmod_zpdesc_isolate(struct zpdesc *zpdesc, isolate_mode_t mode)
  * Carries over what the descriptor records: the first object's offset
  * and, for a huge zspage, the handle; then makes @new movable.
  */
-static void zspage_replace_page(struct size_class *class,
-				struct zspage *zsp, struct zpdesc *new,
+static void zspage_replace_page(struct zsmod_size_class *class,
+				struct zsmod_zspage *zsp, struct zpdesc *new,
 				struct zpdesc *old)
 {
 	struct zpdesc *zpdescs[ZSMOD_MAX_PAGES_PER_ZSPAGE];
@@ -2444,10 +2446,9 @@ static void zspage_replace_page(struct size_class *class,
 		zpdescs[i++] = zpdesc == old ? new : zpdesc;
 
 	zspage_link_pages(class, zsp, zpdescs);
-	zpdesc_set_first_obj_offset(new, zpdesc_first_obj_offset(old));
 	if (zsp->huge)
 		new->handle = old->handle;
-	zpdesc_set_movable(new, &zsmod_mops);
+	__zpdesc_set_movable(new, &zsmod_mops);
 }
 
 /**
@@ -2467,10 +2468,10 @@ static int zsmod_zpdesc_migrate(struct zpdesc *newzpdesc, struct zpdesc *zpdesc,
 				enum migrate_mode mode)
 {
 	unsigned int pos, idx = 0;
-	struct size_class *class;
+	struct zsmod_size_class *class;
 	struct zsmod_pool *pool;
 	unsigned long handle;
-	struct zspage *zsp;
+	struct zsmod_zspage *zsp;
 	void *s_addr, *d_addr;
 
 	VM_WARN_ON_ONCE(!zpdesc_is_isolated(zpdesc));
@@ -2486,7 +2487,7 @@ static int zsmod_zpdesc_migrate(struct zpdesc *newzpdesc, struct zpdesc *zpdesc,
 		spin_unlock(&class->lock);
 		return -EAGAIN;
 	}
-	zpdesc_mark_zsmalloc(newzpdesc);
+	__zpdesc_set_zsmalloc(newzpdesc);
 
 	pos = zspage_zpdesc_pos(zsp, zpdesc);
 	s_addr = kmap_local_zpdesc(zpdesc);
@@ -2511,7 +2512,7 @@ static int zsmod_zpdesc_migrate(struct zpdesc *newzpdesc, struct zpdesc *zpdesc,
 		zpdesc_dec_zone_page_state(zpdesc);
 		zpdesc_inc_zone_page_state(newzpdesc);
 	}
-	zpdesc_reset(zpdesc);
+	reset_zpdesc(zpdesc);
 	zpdesc_put(zpdesc);
 	atomic_long_inc(&pool->counters.pages_migrated);
 	return MIGRATEPAGE_SUCCESS;
@@ -2525,7 +2526,7 @@ static int zsmod_zpdesc_migrate(struct zpdesc *newzpdesc, struct zpdesc *zpdesc,
  */
 static void zsmod_zpdesc_putback(struct zpdesc *zpdesc)
 {
-	struct zspage *zsp = zpdesc_zspage(zpdesc);
+	struct zsmod_zspage *zsp = zpdesc_zspage(zpdesc);
 
 	VM_WARN_ON_ONCE(!zpdesc_is_isolated(zpdesc));
 	if (zsp)
@@ -2570,7 +2571,7 @@ void zsmod_pool_stats(struct zsmod_pool *pool, struct zsmod_pool_stats *stats)
 	memset(stats, 0, sizeof(*stats));
 	stats->frees_queued = queued;
 	for (i = 0; i < pool->nr_classes; i++) {
-		struct size_class *class = pool->classes[i];
+		struct zsmod_size_class *class = pool->classes[i];
 
 		spin_lock(&class->lock);
 		stats->objs_allocated += class->stat[CLASS_OBJS_ALLOCATED];
@@ -2639,7 +2640,7 @@ EXPORT_SYMBOL_GPL(zsmod_class_count);
 int zsmod_class_info(struct zsmod_pool *pool, unsigned int index,
 		     struct zsmod_class_info *info)
 {
-	struct size_class *class;
+	struct zsmod_size_class *class;
 	int fg;
 
 	if (index >= pool->nr_classes)
@@ -2683,7 +2684,7 @@ EXPORT_SYMBOL_GPL(zsmod_class_info);
 int zsmod_handle_location(struct zsmod_pool *pool, unsigned long handle,
 			  unsigned long *pfn, unsigned int *obj_idx)
 {
-	struct size_class *class;
+	struct zsmod_size_class *class;
 	unsigned long obj;
 	bool live;
 
@@ -2716,9 +2717,9 @@ EXPORT_SYMBOL_GPL(zsmod_handle_location);
 int zsmod_handle_zspage_pfns(struct zsmod_pool *pool, unsigned long handle,
 			     unsigned long *pfns, unsigned int max_pfns)
 {
-	struct size_class *class;
+	struct zsmod_size_class *class;
 	struct zpdesc *zpdesc;
-	struct zspage *zsp;
+	struct zsmod_zspage *zsp;
 	unsigned long obj;
 	int n = 0;
 
@@ -2770,7 +2771,7 @@ static int zsmod_classes_show(struct seq_file *s, void *v)
 		   "obj_used", "pages_used", "pages_per_zspage", "freeable");
 
 	for (i = 0; i < pool->nr_classes; i++) {
-		struct size_class *class = pool->classes[i];
+		struct zsmod_size_class *class = pool->classes[i];
 		unsigned long stat[NR_CLASS_STATS], pages, freeable;
 
 		spin_lock(&class->lock);
@@ -2922,7 +2923,7 @@ static unsigned int zspage_chain_pages(unsigned int size)
  */
 static int zsmod_create_classes(struct zsmod_pool *pool)
 {
-	struct size_class *prev = NULL;
+	struct zsmod_size_class *prev = NULL;
 	unsigned int i, n = 0;
 	int idx;
 
@@ -2933,7 +2934,7 @@ static int zsmod_create_classes(struct zsmod_pool *pool)
 					ZSMOD_MAX_ALLOC_SIZE);
 		unsigned int pages = zspage_chain_pages(size);
 		unsigned int objs = pages * PAGE_SIZE / size;
-		struct size_class *class;
+		struct zsmod_size_class *class;
 		int fg;
 
 		if (prev && prev->pages_per_zspage == pages &&
@@ -2966,12 +2967,12 @@ static int zsmod_create_classes(struct zsmod_pool *pool)
 	/* distinct classes, smallest first; their user size ranges */
 	pool->nr_classes = 0;
 	for (idx = 0; idx < ZSMOD_NR_CLASSES; idx++) {
-		struct size_class *class = pool->size_class[idx];
+		struct zsmod_size_class *class = pool->size_class[idx];
 
 		if (class->class_idx != idx)
 			continue;
 		if (pool->nr_classes) {
-			struct size_class *below =
+			struct zsmod_size_class *below =
 				pool->classes[pool->nr_classes - 1];
 
 			class->min_user_size = below->size -
@@ -3064,8 +3065,8 @@ EXPORT_SYMBOL_GPL(zsmod_create_pool);
  *
  * Return: the number of objects freed.
  */
-static unsigned long drain_zspage(struct size_class *class,
-				  struct zspage *zsp)
+static unsigned long drain_zspage(struct zsmod_size_class *class,
+				  struct zsmod_zspage *zsp)
 {
 	struct zpdesc *zpdesc = zsp->first_zpdesc;
 	unsigned long handle, freed = 0;
@@ -3101,7 +3102,7 @@ static unsigned long drain_zspage(struct size_class *class,
  * Return: the number of objects that were still allocated.
  */
 static unsigned long drain_class(struct zsmod_pool *pool,
-				 struct size_class *class)
+				 struct zsmod_size_class *class)
 {
 	unsigned long leaked = 0;
 	int fg;
@@ -3109,9 +3110,9 @@ static unsigned long drain_class(struct zsmod_pool *pool,
 	spin_lock(&class->lock);
 	for (fg = ZS_INUSE_RATIO_10; fg < NR_FULLNESS_GROUPS; fg++) {
 		struct list_head *list = &class->fullness_list[fg];
-		struct zspage *zsp;
+		struct zsmod_zspage *zsp;
 
-		while ((zsp = list_first_entry_or_null(list, struct zspage,
+		while ((zsp = list_first_entry_or_null(list, struct zsmod_zspage,
 						       list))) {
 			leaked += drain_zspage(class, zsp);
 			fix_fullness(class, zsp);
@@ -3166,7 +3167,7 @@ void zsmod_destroy_pool(struct zsmod_pool *pool)
 	 * so it is freed only after the smaller ones have been looked at.
 	 */
 	for (idx = 0; idx < ZSMOD_NR_CLASSES; idx++) {
-		struct size_class *class = pool->size_class[idx];
+		struct zsmod_size_class *class = pool->size_class[idx];
 
 		if (class && class->class_idx == idx) {
 			free_handle_blocks(class);
@@ -3356,7 +3357,7 @@ static int __init zsmod_init(void)
 						     ZSMOD_HANDLE_BLOCK_SIZE,
 						     0, NULL);
 	zsmod_zspage_cache = kmem_cache_create("zsmod_zspage",
-					       sizeof(struct zspage), 0, 0,
+					       sizeof(struct zsmod_zspage), 0, 0,
 					       NULL);
 	if (!zsmod_handle_block_cache || !zsmod_zspage_cache) {
 		ret = -ENOMEM;

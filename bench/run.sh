@@ -119,23 +119,10 @@ echo "=== work directory $work"
 # --- 1. build (a private copy: other builds in the tree are left alone)
 echo "=== build against $kdir"
 bdir=$work/build
-mkdir -p "$bdir"
-rsync -a --exclude=/out --exclude=.git --exclude=/selftests/bin --exclude='*.ko' \
-	--exclude='*.o' --exclude='*.cmd' ./ "$bdir/"
 src="working tree"
-if [ -n "$rev" ]; then
-	# zsmalloc_mod_internal.h is younger than some revisions worth measuring
-	for f in zsmalloc_mod.c zsmalloc_mod.h zsmalloc_mod_internal.h zpdesc.h Kbuild; do
-		if git cat-file -e "$rev:$f" 2>/dev/null; then
-			git show "$rev:$f" >"$bdir/$f"
-		else
-			rm -f "$bdir/$f"
-		fi
-	done
-	src="commit $(git rev-parse --short "$rev")"
-fi
-make -s -C "$bdir" KDIR="$kdir" ZSMOD_BENCH=1 modules >"$work/build.log" 2>&1 || {
-	tail -30 "$work/build.log"; exit 1; }
+[ -z "$rev" ] || src="commit $(git rev-parse --short "$rev")"
+./vm/build-modules.sh ${rev:+--rev "$rev"} "$bdir" "$kdir" "$work/build.log" ZSMOD_BENCH=1 ||
+	exit 1
 gcc -O2 -Wall -Wextra -static -o "$work/zsmod_swap" bench/zsmod_swap.c
 
 # --- 2. corpus: about 24 MiB of modules, text, and busybox in the guest

@@ -58,19 +58,12 @@ say "test kernel: $obj ($((t1 - t0)) s)"
 
 # --- modules ---------------------------------------------------------------
 mkdir -p "$out"
-rsync -a --delete --exclude=/.git --exclude=/out --exclude=/selftests/bin \
-	--exclude='*.o' --exclude='*.ko' --exclude='*.mod' --exclude='*.mod.c' \
-	--exclude='.*.cmd' --exclude=modules.order --exclude=Module.symvers \
-	"$top/" "$out/src/"
-make -C "$out/src" KDIR="$obj" ${KUNIT_KCFLAGS:+KCFLAGS="$KUNIT_KCFLAGS"} modules \
-	>"$out/modules.log" 2>&1 || {
-	tail -40 "$out/modules.log" >&2
+"$top/vm/build-modules.sh" "$out/src" "$obj" "$out/modules.log" \
+	${KUNIT_KCFLAGS:+KCFLAGS="$KUNIT_KCFLAGS"} ||
 	die "building the modules against the test kernel failed (log: $out/modules.log)"
-}
 for ko in zsmalloc_mod.ko kunit/zsmalloc_mod_kunit.ko; do
 	[ -f "$out/src/$ko" ] || die "$ko was not built (CONFIG_KUNIT missing from $obj?)"
 done
-grep -E 'warning:' "$out/modules.log" >&2 || true
 t2=$(date +%s)
 say "modules built ($((t2 - t1)) s)"
 

@@ -50,19 +50,10 @@ fi
 # "file:line:col: warning|error: ..."; only our files count (kernel headers
 # have findings of their own).
 sparse_run() {	# sparse_run NAME KDIR
-	local b=$out/build-$1
 	echo "lint: sparse (make C=2) against $2"
-	rm -rf "$b"
-	mkdir -p "$b"
-	rsync -a --exclude=/out --exclude=.git --exclude=/selftests/bin ./ "$b/"
-	make -s -C "$b" KDIR="$2" clean >/dev/null 2>&1
-	make -C "$b" KDIR="$2" ZSMOD_BENCH=1 C=2 CHECK="sparse -Wno-unknown-attribute" modules \
-		>"$out/sparse-$1.log" 2>&1 || { fail=1; tail -20 "$out/sparse-$1.log"; }
+	./vm/build-modules.sh "$out/build-$1" "$2" "$out/sparse-$1.log" ZSMOD_BENCH=1 C=2 \
+		CHECK="sparse -Wno-unknown-attribute" || fail=1
 	grep -c '^  CHECK ' "$out/sparse-$1.log" | sed 's/^/lint: sparse checked /; s/$/ file(s)/'
-	if grep -E "^$b/[^:]+:[0-9]+:[0-9]+: (warning|error):" "$out/sparse-$1.log" |
-		sed "s|$b/||" | grep .; then
-		fail=1
-	fi
 }
 sparse_run stock "$kdir"
 

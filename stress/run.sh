@@ -88,14 +88,8 @@ mkdir -p "$out"
 
 if [ -z "$ko" ]; then
 	bdir=$out/build-$tag
-	mkdir -p "$bdir"
-	rsync -a --delete --exclude=/out --exclude=/.git --exclude=/selftests \
-		--exclude=/stress --exclude='*.o' --exclude='*.ko' --exclude='*.mod' \
-		--exclude='*.mod.c' --exclude='.*.cmd' --exclude=modules.order \
-		--exclude=Module.symvers "$top/" "$bdir/"
-	make -C "$bdir" KDIR="$kdir" ${STRESS_KCFLAGS:+KCFLAGS="$STRESS_KCFLAGS"} \
-		modules >"$out/build-$tag.log" 2>&1 || {
-		tail -30 "$out/build-$tag.log" >&2
+	"$top/vm/build-modules.sh" "$bdir" "$kdir" "$out/build-$tag.log" \
+		${STRESS_KCFLAGS:+KCFLAGS="$STRESS_KCFLAGS"} || {
 		echo "stress: module build failed ($out/build-$tag.log)" >&2
 		exit 2
 	}

@@ -63,23 +63,11 @@ vtest() { ./vm/verdict-test.sh >"$out/verdict-test.log" 2>&1 || { cat "$out/verd
 stage "harness self-test" vtest
 kdir=/usr/src/linux-headers-$abi
 
-# A private copy of the tree, built from scratch: every file is compiled (so
-# every warning shows) and the working tree's own build products stay as
-# they are. W=1 makes the compiler strict; Kbuild itself never fails on
-# warnings, hence the grep.
+# In a private copy of the tree (vm/build-modules.sh); W=1 makes the
+# compiler strict, and any warning fails.
 bdir=$out/build
 build() {
-	rm -rf "$bdir"
-	mkdir -p "$bdir"
-	rsync -a --exclude=/out --exclude=.git --exclude=/selftests/bin ./ "$bdir/"
-	make -s -C "$bdir" KDIR="$kdir" clean >/dev/null 2>&1
-	make -C "$bdir" KDIR="$kdir" ZSMOD_BENCH=1 W=1 modules >"$out/build.log" 2>&1
-	local rc=$?
-	if [ "$rc" != 0 ] || grep -qiE 'warning:|error:' "$out/build.log"; then
-		grep -iE -B2 -A3 'warning:|error:' "$out/build.log" | head -60
-		echo "build: failed, see $out/build.log"
-		return 1
-	fi
+	./vm/build-modules.sh "$bdir" "$kdir" "$out/build.log" ZSMOD_BENCH=1 W=1 || return 1
 	(cd "$bdir" && ls -l ./*.ko bench/*.ko 2>/dev/null; true)
 }
 stage "modules build (W=1)" build || finish
@@ -129,13 +117,7 @@ debug_guest() {
 	tests+=+kernel_test_zswap.sh:zsmalloc_mod
 	[ -z "$only" ] || tests=${only//,/+}
 	kd=$(./kunit/build-kernel.sh -q) || return 1
-	rm -rf "$b"
-	mkdir -p "$b"
-	rsync -a --exclude=/out --exclude=.git --exclude=/selftests/bin ./ "$b/"
-	make -C "$b" KDIR="$kd/build" W=1 modules >"$out/build-debug.log" 2>&1 || {
-		tail -20 "$out/build-debug.log"
-		return 1
-	}
+	./vm/build-modules.sh "$b" "$kd/build" "$out/build-debug.log" W=1 || return 1
 	for t in selftests/bin/*; do
 		files+=(--files "$t:/root/selftests/$(basename "$t")")
 	done

@@ -106,7 +106,10 @@ if [ -n "$disk" ]; then
 fi
 # oops=panic, panic=-1: an oops reboots at once, which ends qemu (-no-reboot)
 # instead of leaving the guest hung until the timeout. Warnings do not stop it.
-qemu+=(-append "console=ttyS0 oops=panic panic=-1 loglevel=6 $append")
+# watchdog_thresh=30 (soft lockups reported after 60 s instead of 20): TCG
+# runs the guest 10 to 50 times slower than hardware, and a busy host may
+# not run a vCPU thread for 20 s (seen as soft lockups in idle tasks).
+qemu+=(-append "console=ttyS0 oops=panic panic=-1 loglevel=6 watchdog_thresh=30 $append")
 
 echo "run-guest: booting $kver ($(basename "$kernel")), log $log" >&2
 start=$(date +%s)
