@@ -1082,13 +1082,13 @@ static bool free_zspage(struct zsmod_pool *pool, struct zsmod_size_class *class,
 }
 
 /**
- * deferred_free_work() - free empty zspages whose pages were busy
+ * deferred_free_work_fn() - free empty zspages whose pages were busy
  * @work: the pool's free_work
  *
  * free_zspage() leaves a zspage on its class's 0% list when a page of it
  * is locked; here we may sleep for the page locks.
  */
-static void deferred_free_work(struct work_struct *work)
+static void deferred_free_work_fn(struct work_struct *work)
 {
 	struct zsmod_pool *pool = container_of(work, struct zsmod_pool,
 					       free_work);
@@ -1438,6 +1438,150 @@ static bool obj_matches_handle(struct zsmod_pool *pool,
 #endif
 }
 
+/* ---- freeing in batches ---------------------------------------------- */
+
+/* Ask for background compaction of a pool, after frees pause. */
+static void schedule_auto_compact(struct zsmod_pool *pool)
+{
+	WRITE_ONCE(pool->compact_after, jiffies + ZSMOD_AUTO_COMPACT_DELAY);
+	if (!delayed_work_pending(&pool->compact_work))
+		schedule_delayed_work(&pool->compact_work,
+				      ZSMOD_AUTO_COMPACT_DELAY);
+}
+
+/**
+ * free_class_queue() - free the objects of a class queued on a CPU
+ * @pool: the pool
+ * @fb: the CPU's queues, whose lock is held
+ * @class: the class
+ * @wait: wait for the class lock; else give up if it is taken
+ *
+ * Return: the number of pages released, or -EBUSY if the class lock was
+ * taken and @wait false; the class's queue is then left as it was, else
+ * emptied (@fb->queued is the caller's to update).
+ */
+static noinline int free_class_queue(struct zsmod_pool *pool,
+				     struct zsmod_free_batch *fb,
+				     struct zsmod_size_class *class, bool wait)
+{
+	struct zsmod_class_frees *cf = &fb->class[class->pos];
+	struct zsmod_handle_block *unused[ZSMOD_FREE_BATCH_MAX];
+	struct zsmod_zspage *empty[ZSMOD_FREE_BATCH_MAX];
+	unsigned int i, nr_unused = 0, nr_empty = 0;
+	bool compact = false;
+
+	lockdep_assert_held(&fb->lock);
+	if (wait)
+		spin_lock(&class->lock);
+	else if (!spin_trylock(&class->lock))
+		return -EBUSY;
+	for (i = 0; i < cf->nr; i++) {
+		unsigned long handle = cf->handle[i];
+		unsigned long obj = handle_obj(handle) & ~OBJ_FREEING;
+		struct zsmod_handle_block *blk;
+		int fullness, old_fullness;
+		struct zsmod_zspage *zsp;
+
+		if (WARN_ON_ONCE(obj_class_idx(obj) != class->class_idx ||
+				 !obj_matches_handle(pool, class, obj, handle)))
+			continue;
+		zsp = zpdesc_zspage(obj_zpdesc(obj));
+		old_fullness = zsp->fullness;
+		obj_free(class, obj);
+		fullness = fix_fullness(class, zsp);
+		/* Fragmentation only grows when a zspage drops a group. */
+		if (fullness != old_fullness && READ_ONCE(auto_compact) &&
+		    class_compaction_pays(class))
+			compact = true;
+		/* the zspage's other objects are gone: not in this batch */
+		if (fullness == ZS_INUSE_RATIO_0 && free_zspage(pool, class, zsp))
+			empty[nr_empty++] = zsp;
+		blk = class_put_handle(class, handle);
+		if (blk)
+			unused[nr_unused++] = blk;
+	}
+	spin_unlock(&class->lock);
+	cf->nr = 0;
+
+	for (i = 0; i < nr_empty; i++)
+		release_zspage(empty[i]);
+	for (i = 0; i < nr_unused; i++)
+		handle_block_free(unused[i]);
+	if (compact)
+		schedule_auto_compact(pool);
+	return nr_empty * class->pages_per_zspage;
+}
+
+/**
+ * flush_queued_frees() - run the queued frees of every CPU
+ * @pool: the pool
+ * @class: only this class's; or NULL for all
+ * @released: if not NULL, set to the number of pages released
+ *
+ * Context: any context that may take a class lock.
+ * Return: the number of objects freed.
+ */
+static unsigned long flush_queued_frees(struct zsmod_pool *pool,
+					struct zsmod_size_class *class,
+					unsigned long *released)
+{
+	unsigned int cpu, pos, first = 0, end = pool->nr_classes;
+	unsigned long freed = 0, pages = 0;
+
+	if (class) {
+		first = class->pos;
+		end = first + 1;
+	}
+	for_each_cpu(cpu, pool->queued_cpus) {
+		struct zsmod_free_batch *fb = per_cpu_ptr(pool->free_batch, cpu);
+
+		/*
+		 * One class per lock hold, so that the CPU's own frees do
+		 * not wait for all of them. data_race: a peek; frees that
+		 * return after it may wait for the next flush.
+		 */
+		for (pos = first; pos < end && data_race(fb->queued); pos++) {
+			unsigned int nr;
+
+			/* data_race: as above */
+			if (!data_race(fb->class[pos].nr))
+				continue;
+			spin_lock(&fb->lock);
+			nr = fb->class[pos].nr;
+			if (nr) {
+				pages += free_class_queue(pool, fb,
+						     pool->classes[pos], true);
+				fb->queued -= nr;
+				freed += nr;
+			}
+			spin_unlock(&fb->lock);
+		}
+		/* data_race: a peek; the lock decides */
+		if (!data_race(fb->queued)) {
+			spin_lock(&fb->lock);
+			if (!fb->queued)
+				cpumask_clear_cpu(cpu, pool->queued_cpus);
+			spin_unlock(&fb->lock);
+		}
+	}
+	if (released)
+		*released = pages;
+	return freed;
+}
+
+/* Bound how long a queued free holds its object: see "Freeing in batches". */
+static void drain_work_fn(struct work_struct *work)
+{
+	struct zsmod_pool *pool = container_of(to_delayed_work(work),
+					       struct zsmod_pool, drain_work);
+
+	flush_queued_frees(pool, NULL, NULL);
+	/* frees queued meanwhile into a marked queue count on us */
+	if (!cpumask_empty(pool->queued_cpus))
+		schedule_delayed_work(&pool->drain_work,
+				      ZSMOD_FREE_DRAIN_DELAY);
+}
+
 /* ---- allocation API -------------------------------------------------- */
 
 /**
@@ -1585,10 +1729,6 @@ static unsigned long malloc_in_new_zspage(struct zsmod_pool *pool,
 	return handle;
 }
 
-static unsigned long flush_queued_frees(struct zsmod_pool *pool,
-					struct zsmod_size_class *class,
-					unsigned long *released);
-
 /* Inlined into zsmod_malloc() and into the zpool driver's callback. */
 static __always_inline int pool_malloc(struct zsmod_pool *pool, size_t size,
 				       gfp_t gfp, unsigned long *handle)
@@ -1641,148 +1781,6 @@ int zsmod_malloc(struct zsmod_pool *pool, size_t size, gfp_t gfp,
 }
 EXPORT_SYMBOL_GPL(zsmod_malloc);
 
-/* Ask for background compaction of a pool, after frees pause. */
-static void schedule_auto_compact(struct zsmod_pool *pool)
-{
-	WRITE_ONCE(pool->compact_after, jiffies + ZSMOD_AUTO_COMPACT_DELAY);
-	if (!delayed_work_pending(&pool->compact_work))
-		schedule_delayed_work(&pool->compact_work,
-				      ZSMOD_AUTO_COMPACT_DELAY);
-}
-
-/**
- * free_queued() - free the objects of a class queued on a CPU
- * @pool: the pool
- * @fb: the CPU's queues, whose lock is held
- * @class: the class
- * @wait: wait for the class lock; else give up if it is taken
- *
- * Return: the number of pages released, or -EBUSY if the class lock was
- * taken and @wait false; the class's queue is then left as it was, else
- * emptied (@fb->queued is the caller's to update).
- */
-static noinline int free_queued(struct zsmod_pool *pool,
-				struct zsmod_free_batch *fb,
-				struct zsmod_size_class *class, bool wait)
-{
-	struct zsmod_class_frees *cf = &fb->class[class->pos];
-	struct zsmod_handle_block *unused[ZSMOD_FREE_BATCH_MAX];
-	struct zsmod_zspage *empty[ZSMOD_FREE_BATCH_MAX];
-	unsigned int i, nr_unused = 0, nr_empty = 0;
-	bool compact = false;
-
-	lockdep_assert_held(&fb->lock);
-	if (wait)
-		spin_lock(&class->lock);
-	else if (!spin_trylock(&class->lock))
-		return -EBUSY;
-	for (i = 0; i < cf->nr; i++) {
-		unsigned long handle = cf->handle[i];
-		unsigned long obj = handle_obj(handle) & ~OBJ_FREEING;
-		struct zsmod_handle_block *blk;
-		int fullness, old_fullness;
-		struct zsmod_zspage *zsp;
-
-		if (WARN_ON_ONCE(obj_class_idx(obj) != class->class_idx ||
-				 !obj_matches_handle(pool, class, obj, handle)))
-			continue;
-		zsp = zpdesc_zspage(obj_zpdesc(obj));
-		old_fullness = zsp->fullness;
-		obj_free(class, obj);
-		fullness = fix_fullness(class, zsp);
-		/* Fragmentation only grows when a zspage drops a group. */
-		if (fullness != old_fullness && READ_ONCE(auto_compact) &&
-		    class_compaction_pays(class))
-			compact = true;
-		/* the zspage's other objects are gone: not in this batch */
-		if (fullness == ZS_INUSE_RATIO_0 && free_zspage(pool, class, zsp))
-			empty[nr_empty++] = zsp;
-		blk = class_put_handle(class, handle);
-		if (blk)
-			unused[nr_unused++] = blk;
-	}
-	spin_unlock(&class->lock);
-	cf->nr = 0;
-
-	for (i = 0; i < nr_empty; i++)
-		release_zspage(empty[i]);
-	for (i = 0; i < nr_unused; i++)
-		handle_block_free(unused[i]);
-	if (compact)
-		schedule_auto_compact(pool);
-	return nr_empty * class->pages_per_zspage;
-}
-
-/**
- * flush_queued_frees() - run the queued frees of every CPU
- * @pool: the pool
- * @class: only this class's; or NULL for all
- * @released: if not NULL, set to the number of pages released
- *
- * Context: any context that may take a class lock.
- * Return: the number of objects freed.
- */
-static unsigned long flush_queued_frees(struct zsmod_pool *pool,
-					struct zsmod_size_class *class,
-					unsigned long *released)
-{
-	unsigned int cpu, pos, first = 0, end = pool->nr_classes;
-	unsigned long freed = 0, pages = 0;
-
-	if (class) {
-		first = class->pos;
-		end = first + 1;
-	}
-	for_each_cpu(cpu, pool->queued_cpus) {
-		struct zsmod_free_batch *fb = per_cpu_ptr(pool->free_batch, cpu);
-
-		/*
-		 * One class per lock hold, so that the CPU's own frees do
-		 * not wait for all of them. data_race: a peek; frees that
-		 * return after it may wait for the next flush.
-		 */
-		for (pos = first; pos < end && data_race(fb->queued); pos++) {
-			unsigned int nr;
-
-			/* data_race: as above */
-			if (!data_race(fb->class[pos].nr))
-				continue;
-			spin_lock(&fb->lock);
-			nr = fb->class[pos].nr;
-			if (nr) {
-				pages += free_queued(pool, fb,
-						     pool->classes[pos], true);
-				fb->queued -= nr;
-				freed += nr;
-			}
-			spin_unlock(&fb->lock);
-		}
-		/* data_race: a peek; the lock decides */
-		if (!data_race(fb->queued)) {
-			spin_lock(&fb->lock);
-			if (!fb->queued)
-				cpumask_clear_cpu(cpu, pool->queued_cpus);
-			spin_unlock(&fb->lock);
-		}
-	}
-	if (released)
-		*released = pages;
-	return freed;
-}
-
-/* Bound how long a queued free holds its object: see "Freeing in batches". */
-static void drain_work_fn(struct work_struct *work)
-{
-	struct zsmod_pool *pool = container_of(to_delayed_work(work),
-					       struct zsmod_pool, drain_work);
-
-	flush_queued_frees(pool, NULL, NULL);
-	/* frees queued meanwhile into a marked queue count on us */
-	if (!cpumask_empty(pool->queued_cpus))
-		schedule_delayed_work(&pool->drain_work,
-				      ZSMOD_FREE_DRAIN_DELAY);
-}
-
 /* Inlined into zsmod_free() and into the zpool driver's callback. */
 static __always_inline void pool_free(struct zsmod_pool *pool,
 				      unsigned long handle)
@@ -1815,7 +1813,7 @@ static __always_inline void pool_free(struct zsmod_pool *pool,
 				      ZSMOD_FREE_DRAIN_DELAY);
 	nr = cf->nr;
 	if (nr >= ZSMOD_FREE_BATCH &&
-	    free_queued(pool, fb, class, nr == ZSMOD_FREE_BATCH_MAX) >= 0)
+	    free_class_queue(pool, fb, class, nr == ZSMOD_FREE_BATCH_MAX) >= 0)
 		fb->queued -= nr;
 	spin_unlock(&fb->lock);
 }
@@ -2323,14 +2321,14 @@ unsigned long zsmod_compact(struct zsmod_pool *pool)
 EXPORT_SYMBOL_GPL(zsmod_compact);
 
 /**
- * auto_compact_work() - background compaction where it pays
+ * auto_compact_work_fn() - background compaction where it pays
  * @work: the pool's compact_work
  *
  * Waits until frees have paused for ZSMOD_AUTO_COMPACT_DELAY: objects
  * moved now might be freed a moment later, and a burst of frees often
  * empties whole zspages by itself.
  */
-static void auto_compact_work(struct work_struct *work)
+static void auto_compact_work_fn(struct work_struct *work)
 {
 	struct zsmod_pool *pool = container_of(to_delayed_work(work),
 					       struct zsmod_pool, compact_work);
@@ -3032,8 +3030,8 @@ struct zsmod_pool *zsmod_create_pool(const char *name)
 	pool = kzalloc(sizeof(*pool), GFP_KERNEL);
 	if (!pool)
 		return NULL;
-	INIT_WORK(&pool->free_work, deferred_free_work);
-	INIT_DELAYED_WORK(&pool->compact_work, auto_compact_work);
+	INIT_WORK(&pool->free_work, deferred_free_work_fn);
+	INIT_DELAYED_WORK(&pool->compact_work, auto_compact_work_fn);
 	INIT_DELAYED_WORK(&pool->drain_work, drain_work_fn);
 	pool->name = kstrdup(name ? name : "unnamed", GFP_KERNEL);
 	if (!pool->name || zsmod_create_classes(pool) ||

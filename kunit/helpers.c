@@ -636,13 +636,13 @@ int zspage_pfns(struct tpool *tp, unsigned int idx, unsigned long *pfns)
 }
 
 /**
- * obj_pfn() - The page an object starts in
+ * tpool_obj_pfn() - The page an object starts in
  * @tp: the test pool
  * @idx: the object
  *
  * Return: its pfn, or 0 if the handle leads nowhere.
  */
-unsigned long obj_pfn(struct tpool *tp, unsigned int idx)
+unsigned long tpool_obj_pfn(struct tpool *tp, unsigned int idx)
 {
 	unsigned long pfn = 0;
 	unsigned int oi;

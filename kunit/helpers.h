@@ -158,7 +158,7 @@ void free_destroy_check(struct tpool *tp);
 
 /* Where object @idx lives: its zspage's pages, its own page. */
 int zspage_pfns(struct tpool *tp, unsigned int idx, unsigned long *pfns);
-unsigned long obj_pfn(struct tpool *tp, unsigned int idx);
+unsigned long tpool_obj_pfn(struct tpool *tp, unsigned int idx);
 
 /* Straddling objects of one zspage rewritten through RW mappings. */
 unsigned int span_rw_zspage(struct tpool *tp, const struct tclass *c,

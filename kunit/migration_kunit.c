@@ -96,7 +96,7 @@ static void test_migrate_pages(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, oldpfn);
 	KUNIT_ASSERT_NOT_NULL(test, moved);
 	for (i = 0; i < tp->n; i++) {
-		oldpfn[i] = obj_pfn(tp, i);
+		oldpfn[i] = tpool_obj_pfn(tp, i);
 		KUNIT_ASSERT_NE(test, oldpfn[i], 0UL);
 	}
 	zsmod_pool_stats(tp->pool, &st0);
@@ -116,7 +116,7 @@ static void test_migrate_pages(struct kunit *test)
 				from = tp->n;
 				fill_zspages(tp, len_for_class(cls[k]), MOVABLE_GFP, nz);
 				for (i = from; i < tp->n; i++)
-					oldpfn[i] = obj_pfn(tp, i);
+					oldpfn[i] = tpool_obj_pfn(tp, i);
 				zsmod_pool_stats(tp->pool, &more1);
 				/* the new zspages' pages are not migrations */
 				st0.pages_used += more1.pages_used - more0.pages_used;
@@ -146,7 +146,7 @@ static void test_migrate_pages(struct kunit *test)
 	}
 	/* objects on moved pages resolve to a new pfn, the others did not move */
 	for (i = 0; i < tp->n; i++) {
-		unsigned long pfn = obj_pfn(tp, i);
+		unsigned long pfn = tpool_obj_pfn(tp, i);
 
 		if (pfn_in(oldpfn[i], moved, nmoved)) {
 			moved_objs++;
@@ -256,7 +256,7 @@ next_round:
 	first = tp->n;
 	c = fill_zspages(tp, len_for_class(c), MOVABLE_GFP, nz);
 	for (i = 0; i < tp->n; i++)
-		oldpfn[i] = obj_pfn(tp, i);
+		oldpfn[i] = tpool_obj_pfn(tp, i);
 	zsmod_pool_stats(tp->pool, &st0);
 
 	/*
@@ -301,7 +301,7 @@ next_round:
 	for (j = 0; j < n; j++)
 		KUNIT_EXPECT_EQ(test, now[j], pfns[j]);
 	for (i = 0; i < tp->n; i++)
-		KUNIT_EXPECT_EQ(test, obj_pfn(tp, i), oldpfn[i]);
+		KUNIT_EXPECT_EQ(test, tpool_obj_pfn(tp, i), oldpfn[i]);
 	KUNIT_EXPECT_EQ(test, tpool_check_all(tp), 0U);
 	expect_page_flags(tp, "after aborted migration");
 
@@ -320,7 +320,7 @@ next_round:
 	for (i = 0; i < 2; i++) {
 		idx = tpool_alloc(tp, len_for_class(c), MOVABLE_GFP);
 		KUNIT_ASSERT_GE(test, idx, 0);
-		KUNIT_EXPECT_TRUE_MSG(test, pfn_in(obj_pfn(tp, idx), pfns, np),
+		KUNIT_EXPECT_TRUE_MSG(test, pfn_in(tpool_obj_pfn(tp, idx), pfns, np),
 				      "new object not placed in the put-back zspage");
 	}
 	vidx = idx;	/* a live object of the put-back zspage */
