@@ -2922,7 +2922,6 @@ static unsigned int zspage_chain_pages(unsigned int size)
 static int zsmod_create_classes(struct zsmod_pool *pool)
 {
 	struct zsmod_size_class *prev = NULL;
-	unsigned int i, n = 0;
 	int idx;
 
 	/* from the largest down, so a merged class takes the largest size */
@@ -2956,7 +2955,6 @@ static int zsmod_create_classes(struct zsmod_pool *pool)
 		class->last_whole_off = PAGE_SIZE - size;
 		pool->size_class[idx] = class;
 		prev = class;
-		n++;
 	}
 
 	for (idx = 0; idx < ARRAY_SIZE(pool->obj_class); idx++)
@@ -2984,9 +2982,7 @@ static int zsmod_create_classes(struct zsmod_pool *pool)
 		pool->classes[pool->nr_classes++] = class;
 		pool->obj_class[idx] = class;
 	}
-	for (i = 0; i < pool->nr_classes; i++)
-		WARN_ON_ONCE(!pool->classes[i]);
-	return n == pool->nr_classes ? 0 : -EINVAL;
+	return 0;
 }
 
 /**
