@@ -22,26 +22,13 @@ cd "$top"
 say() { echo "dkms-check: $*"; }
 die() { echo "dkms-check: FAIL: $*" >&2; exit 1; }
 
-export DEBIAN_FRONTEND=noninteractive
-updated=
-apt_update() { [ -n "$updated" ] || { apt-get update -q >/dev/null; updated=1; }; }
-installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'ok installed'; }
-apt_install() {
-	apt_update
-	say "installing $*"
-	apt-get install -y -q --no-install-recommends "$@" >/tmp/zsmod-dkms-apt.log 2>&1 ||
-		{ tail -20 /tmp/zsmod-dkms-apt.log >&2; die "apt-get install $* failed"; }
-}
 
 # --- 1. packages ------------------------------------------------------------
 abi=${1:-}
 if [ -z "$abi" ]; then
-	abi=$(./vm/abi.sh 2>/dev/null || { apt_update; ./vm/abi.sh; }) || die "no 6.12 ABI"
+	abi=$(./vm/deps.sh) || die "no 6.12 ABI"
 fi
-want=()
-installed dkms || want+=(dkms)
-installed "linux-headers-$abi" || want+=("linux-headers-$abi")
-[ ${#want[@]} = 0 ] || apt_install "${want[@]}"
+./vm/apt-install.sh dkms "linux-headers-$abi" || die "installing dkms failed"
 kdir=/usr/src/linux-headers-$abi
 [ -f "$kdir/.config" ] || die "no $kdir/.config"
 

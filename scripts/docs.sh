@@ -33,16 +33,9 @@ say() { echo "docs: $*"; }
 die() { echo "docs: ERROR: $*" >&2; exit 1; }
 
 # --- 1. Sphinx ------------------------------------------------------------
-installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'ok installed'; }
 # Debian's sphinx-build (#!/usr/bin/python3), whatever python3 is on PATH
 sphinx=/usr/bin/sphinx-build
-if ! installed python3-sphinx || [ ! -x "$sphinx" ]; then
-	say "installing python3-sphinx"
-	export DEBIAN_FRONTEND=noninteractive
-	{ apt-get install -y -q --no-install-recommends python3-sphinx ||
-		{ apt-get update -q && apt-get install -y -q --no-install-recommends python3-sphinx; }
-	} >/tmp/zsmod-docs-apt.log 2>&1 || { tail -20 /tmp/zsmod-docs-apt.log >&2; die "apt-get failed"; }
-fi
+./vm/apt-install.sh python3-sphinx || die "installing python3-sphinx failed"
 
 # --- 2. the kernel tree ---------------------------------------------------
 if [ -z "${ZSMOD_KSRC:-}" ]; then
