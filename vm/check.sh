@@ -85,20 +85,25 @@ allow_skip=(
 	"roundtrip -b zsmalloc/our pool holds objects (backend zsmalloc):a check of our pool; the control run on the in-kernel zsmalloc has none"
 	"roundtrip -b zsmalloc/one object per zswap entry (backend zsmalloc):a check of our pool; the control run on the in-kernel zsmalloc has none"
 )
-guest() {
-	local files=() allow=() t
-	for t in selftests/bin/*; do
-		files+=(--files "$t:/root/selftests/$(basename "$t")")
+# selftest_guest KERNEL KO LOG TIMEOUT [run-guest.sh options]: the selftests
+# in a guest of KERNEL with 1 GiB, 2 vCPUs and a fresh 1 GiB swap disk
+selftest_guest() {
+	local kernel=$1 ko=$2 log=$3 timeout=$4 args=() t
+	shift 4
+	for t in selftests/bin/* selftests/run_tests.sh; do
+		args+=(--files "$t:/root/selftests/$(basename "$t")")
 	done
 	for t in "${allow_skip[@]}"; do
-		allow+=(--allow-skip "$t")
+		args+=(--allow-skip "$t")
 	done
-	./vm/run-guest.sh --kernel "/boot/vmlinuz-$abi" --init-script vm/check-guest.sh \
-		--modprobe virtio_blk --disk 1G --mem 1G --smp 2 --timeout 600 \
-		--ko "$bdir/zsmalloc_mod.ko" "${files[@]}" "${allow[@]}" \
-		--files selftests/run_tests.sh:/root/selftests/run_tests.sh \
-		--append "$debug_opts" ${only:+--append "zsmod_tests=${only//,/+}"} \
-		--log "$out/stock-guest.log"
+	./vm/run-guest.sh --kernel "$kernel" --init-script vm/check-guest.sh \
+		--disk 1G --mem 1G --smp 2 --timeout "$timeout" --ko "$ko" "${args[@]}" "$@" \
+		--log "$log"
+}
+guest() {
+	selftest_guest "/boot/vmlinuz-$abi" "$bdir/zsmalloc_mod.ko" "$out/stock-guest.log" 600 \
+		--modprobe virtio_blk --append "$debug_opts" \
+		${only:+--append "zsmod_tests=${only//,/+}"}
 }
 stage "stock 6.12 guest selftests" guest
 # One line per selftest under the stage's line.
@@ -111,25 +116,15 @@ done < <(tr -d '\r' <"$out/stock-guest.tap" 2>/dev/null | grep -E '^(not )?ok ')
 # test kernel: KASAN, UBSAN, KFENCE, DEBUG_PAGEALLOC, slab debugging,
 # lockdep and full preemption watch real swap traffic through the module.
 debug_guest() {
-	local kd b=$out/build-debug files=() allow=() t
+	local kd b=$out/build-debug
 	local tests=roundtrip+writeback+migrate
 	# test_zswap on ours only: its control run on zsmalloc is the stock guest's
 	tests+=+kernel_test_zswap.sh:zsmalloc_mod
 	[ -z "$only" ] || tests=${only//,/+}
 	kd=$(./kunit/build-kernel.sh -q) || return 1
 	./vm/build-modules.sh "$b" "$kd/build" "$out/build-debug.log" W=1 || return 1
-	for t in selftests/bin/*; do
-		files+=(--files "$t:/root/selftests/$(basename "$t")")
-	done
-	for t in "${allow_skip[@]}"; do
-		allow+=(--allow-skip "$t")
-	done
-	./vm/run-guest.sh --kernel "$kd/build/arch/x86/boot/bzImage" \
-		--init-script vm/check-guest.sh --disk 1G --mem 1G --smp 2 --timeout 1200 \
-		--ko "$b/zsmalloc_mod.ko" "${files[@]}" "${allow[@]}" \
-		--files selftests/run_tests.sh:/root/selftests/run_tests.sh \
-		--append "page_poison=1 zsmod_tests=$tests" \
-		--log "$out/debug-guest.log"
+	selftest_guest "$kd/build/arch/x86/boot/bzImage" "$b/zsmalloc_mod.ko" \
+		"$out/debug-guest.log" 1200 --append "page_poison=1 zsmod_tests=$tests"
 }
 
 if [ -z "$kunit" ]; then
