@@ -322,6 +322,8 @@ struct zsmod_map_area {
 	/* for a split object only, so that unmap can copy it back */
 	struct zsmod_size_class *class;
 	enum zsmod_mapmode mm;
+	/* a handle whose map was refused while this CPU mapped another */
+	unsigned long refused;
 };
 
 /* Handles are aligned: a low bit of the recorded one marks a split map. */
@@ -2000,6 +2002,12 @@ static noinline void unmap_object_slow(unsigned long handle)
 		   handle))
 		return;
 	area = this_cpu_ptr(&zsmod_map_area);
+	/* the unmap of a refused nested map: the live mapping stays */
+	if (misuse(handle && handle == area->refused,
+		   "unmap of %#lx, whose map was refused\n", handle)) {
+		area->refused = 0;
+		return;
+	}
 	misuse(!handle || (mapped & ~ZSMOD_MAP_SPLIT) != handle,
 	       "unmap of %#lx, but this CPU maps %#lx\n", handle,
 	       mapped & ~ZSMOD_MAP_SPLIT);
@@ -2029,8 +2037,11 @@ static __always_inline void *pool_map(struct zsmod_pool *pool,
 	 */
 	if (!IS_ENABLED(CONFIG_PREEMPT_RT) &&
 	    misuse(this_cpu_read(zsmod_map_area.handle),
-		   "map of %#lx while this CPU maps another object\n", handle))
+		   "map of %#lx while this CPU maps another object\n", handle)) {
+		/* its unmap, if the caller makes one, must leave ours alone */
+		this_cpu_write(zsmod_map_area.refused, handle);
 		return NULL;
+	}
 	local_lock(&zsmod_map_area.lock);
 	if (unlikely(!handle_plausible(pool, handle)))
 		return map_object_slow(pool, handle, mm);
@@ -3109,6 +3120,15 @@ static unsigned long drain_class(struct zsmod_pool *pool,
 		while ((zsp = list_first_entry_or_null(list, struct zsmod_zspage,
 						       list))) {
 			leaked += drain_zspage(class, zsp);
+			/*
+			 * A slot header a caller overwrote hides its object
+			 * from the walk: count the zspage empty anyway, or
+			 * it would stay first on this list for good.
+			 */
+			if (WARN_ON_ONCE(zsp->inuse)) {
+				class->stat[CLASS_OBJS_INUSE] -= zsp->inuse;
+				zsp->inuse = 0;
+			}
 			fix_fullness(class, zsp);
 			if (free_zspage(pool, class, zsp))
 				release_zspage(zsp);

@@ -19,6 +19,7 @@
 #include <linux/err.h>
 #include <linux/fs.h>
 #include <linux/gfp.h>
+#include <linux/highmem.h>
 #include <linux/kthread.h>
 #include <linux/migrate.h>
 #include <linux/mm.h>
@@ -610,6 +611,27 @@ static bool destroy_during_migration(struct kunit *test, bool huge)
 	KUNIT_EXPECT_EQ_MSG(test, st.deferred_frees - st0.deferred_frees, 1UL,
 			    "destroy did not leave the locked zspage to its worker");
 	KUNIT_EXPECT_EQ(test, st.objs_used, 0UL);
+
+	/*
+	 * Without a sanitizer, what the callback would find: no slot header
+	 * (bit 0 of an object's first word) or huge handle word (the page's
+	 * index) may still say allocated.
+	 */
+	if (huge) {
+		KUNIT_EXPECT_EQ_MSG(test, page->index & 1, 0UL,
+				    "destroy left the huge zspage's handle word set");
+	} else {
+		unsigned long *word, off, set = 0;
+		void *addr = kmap_local_page(page);
+
+		for (off = 0; off < PAGE_SIZE; off += c->size) {
+			word = addr + off;
+			set += *word & 1;
+		}
+		kunmap_local(addr);
+		KUNIT_EXPECT_EQ_MSG(test, set, 0UL,
+				    "destroy left slot headers that say allocated");
+	}
 
 	/* move_to_new_folio(): the callback with both pages locked */
 	lock_page(newpage);

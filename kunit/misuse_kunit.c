@@ -109,7 +109,8 @@ static void test_map_freed(struct kunit *test)
 
 /*
  * A second map on a CPU that maps an object is refused: it would take
- * the first mapping's pin. The first mapping stays usable.
+ * the first mapping's pin. The first mapping stays usable, also after the
+ * caller unmaps the refused handle (a report, and nothing else).
  */
 static void test_nested_map(struct kunit *test)
 {
@@ -122,10 +123,15 @@ static void test_nested_map(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, p);
 	KUNIT_EXPECT_NULL(test, zsmod_map_object(tp->pool, tp->h[1], ZSMOD_MM_RO));
 	KUNIT_EXPECT_EQ(test, atomic_read(&misuse_reports), 1);
+	zsmod_unmap_object(tp->pool, tp->h[1]);
+	KUNIT_EXPECT_EQ(test, atomic_read(&misuse_reports), 2);
+	KUNIT_EXPECT_NE_MSG(test, preempt_count(), 0,
+			    "the refused handle's unmap ended the live mapping");
 	KUNIT_EXPECT_EQ(test, pat_check(p, tp->len[0], tp->seed[0]), -1L);
 	tp->seed[0] ^= 0xa5a5a5a5;
 	pat_fill(p, tp->len[0], tp->seed[0]);
 	zsmod_unmap_object(tp->pool, tp->h[0]);
+	KUNIT_EXPECT_EQ(test, atomic_read(&misuse_reports), 2);
 	expect_untouched(tp);
 	free_destroy_check(tp);
 }
