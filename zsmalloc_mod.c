@@ -1004,11 +1004,7 @@ static void lock_zspage(struct zsmod_size_class *class, struct zsmod_zspage *zsp
 			cur = next;
 			continue;
 		}
-		zpdesc_get(next);
-		spin_unlock(&class->lock);
-		zpdesc_wait_locked(next);
-		zpdesc_put(next);
-		spin_lock(&class->lock);
+		zpdesc_wait_locked(next, &class->lock);
 	}
 	spin_unlock(&class->lock);
 }
@@ -1048,10 +1044,7 @@ static void release_zspage(struct zsmod_zspage *zsp)
 	do {
 		next = zspage_next(zsp, zpdesc);
 		VM_WARN_ON_ONCE(!zpdesc_is_locked(zpdesc));
-		reset_zpdesc(zpdesc);
-		zpdesc_unlock(zpdesc);
-		zpdesc_dec_zone_page_state(zpdesc);
-		zpdesc_put(zpdesc);
+		release_zpdesc(zpdesc);
 		zpdesc = next;
 	} while (zpdesc);
 	kmem_cache_free(zsmod_zspage_cache, zsp);
@@ -1418,10 +1411,10 @@ static bool obj_matches_handle(struct zsmod_pool *pool,
 
 	if (!pfn_valid(obj_pfn(obj)) || obj_index(obj) >= class->objs_per_zspage)
 		return false;
-	zpdesc = obj_zpdesc(obj);
-	if (!zpdesc_is_zsmalloc(zpdesc))
+	if (!pfn_is_zsmalloc(obj_pfn(obj)))
 		return false;
-	zsp = zpdesc_zspage(zpdesc);
+	zpdesc = obj_zpdesc(obj);
+	zsp = zpdesc ? zpdesc_zspage(zpdesc) : NULL;
 	if (!zsp || !virt_addr_valid(zsp) ||
 	    zsp->magic != ZSPAGE_MAGIC || zsp->pool != pool ||
 	    zsp->class_idx != class->class_idx)
@@ -2433,43 +2426,42 @@ static bool zsmod_zpdesc_isolate(struct zpdesc *zpdesc, isolate_mode_t mode)
 }
 
 /**
- * zspage_replace_page() - put a migrated page into a zspage's chain
- * @class: the zspage's class, whose lock is held
- * @zsp: the zspage
- * @new: the destination page
- * @old: the page it replaces
- *
- * Carries over what the descriptor records: the first object's offset
- * and, for a huge zspage, the handle; then makes @new movable.
+ * zspage_replace_zpdesc() - put a zpdesc in another's place in a zspage
+ * @zsp: the zspage, whose class lock is held
+ * @new: the zpdesc to link
+ * @old: the zpdesc it replaces; if @old is not in the chain (the zpdesc
+ *	itself moved to the new page), nothing changes
  */
-static void zspage_replace_page(struct zsmod_size_class *class,
-				struct zsmod_zspage *zsp, struct zpdesc *new,
-				struct zpdesc *old)
+static void zspage_replace_zpdesc(struct zsmod_zspage *zsp, struct zpdesc *new,
+				  struct zpdesc *old)
 {
-	struct zpdesc *zpdescs[ZSMOD_MAX_PAGES_PER_ZSPAGE];
 	struct zpdesc *zpdesc;
-	unsigned int i = 0;
 
+	if (zsp->first_zpdesc == old) {
+		zsp->first_zpdesc = new;
+		return;
+	}
 	for (zpdesc = zsp->first_zpdesc; zpdesc;
-	     zpdesc = zspage_next(zsp, zpdesc))
-		zpdescs[i++] = zpdesc == old ? new : zpdesc;
-
-	zspage_link_pages(class, zsp, zpdescs);
-	if (zsp->huge)
-		new->handle = old->handle;
-	__zpdesc_set_movable(new, &zsmod_mops);
+	     zpdesc = zspage_next(zsp, zpdesc)) {
+		if (zpdesc->next == old) {
+			zpdesc->next = new;
+			return;
+		}
+	}
 }
 
 /**
  * zsmod_zpdesc_migrate() - movable op: move a page's contents to a new page
- * @newzpdesc: the destination, locked by the migration core
+ * @newzpdesc: the destination's zpdesc, its page locked by the migration
+ *	core and typed by the adapter
  * @zpdesc: our isolated page, locked by the migration core
  * @mode: migration mode (we never sleep, so any mode works)
  *
  * Under the class lock, and only while no object of the zspage is mapped,
- * copies the page, rewrites the handle of every object that starts in it, and swaps the
- * page in the chain. Objects starting in the previous page keep their
- * location, which names the page they start in.
+ * copies the page, rewrites the handle of every object that starts in it,
+ * and hands the zpdesc over to the new page (zpdesc_move()). Objects
+ * starting in the previous page keep their location, which names the page
+ * they start in. The adapter gives the old page back.
  *
  * Return: MIGRATEPAGE_SUCCESS, or -EAGAIN while an object is mapped.
  */
@@ -2478,9 +2470,10 @@ static int zsmod_zpdesc_migrate(struct zpdesc *newzpdesc, struct zpdesc *zpdesc,
 {
 	unsigned int pos, idx = 0;
 	struct zsmod_size_class *class;
-	struct zsmod_pool *pool;
-	unsigned long handle;
 	struct zsmod_zspage *zsp;
+	struct zsmod_pool *pool;
+	struct zpdesc *moved;
+	unsigned long handle;
 	void *s_addr, *d_addr;
 
 	VM_WARN_ON_ONCE(!zpdesc_is_isolated(zpdesc));
@@ -2496,7 +2489,6 @@ static int zsmod_zpdesc_migrate(struct zpdesc *newzpdesc, struct zpdesc *zpdesc,
 		spin_unlock(&class->lock);
 		return -EAGAIN;
 	}
-	__zpdesc_set_zsmalloc(newzpdesc);
 
 	pos = zspage_zpdesc_pos(zsp, zpdesc);
 	s_addr = kmap_local_zpdesc(zpdesc);
@@ -2511,18 +2503,12 @@ static int zsmod_zpdesc_migrate(struct zpdesc *newzpdesc, struct zpdesc *zpdesc,
 		idx++;
 	}
 
-	zspage_replace_page(class, zsp, newzpdesc, zpdesc);
+	moved = zpdesc_move(newzpdesc, zpdesc);
+	zspage_replace_zpdesc(zsp, moved, zpdesc);
+	__zpdesc_set_movable(moved, &zsmod_mops);
 	release_claim(class);
 
 	spin_unlock(&class->lock);
-
-	zpdesc_get(newzpdesc);
-	if (zpdesc_zone(newzpdesc) != zpdesc_zone(zpdesc)) {
-		zpdesc_dec_zone_page_state(zpdesc);
-		zpdesc_inc_zone_page_state(newzpdesc);
-	}
-	reset_zpdesc(zpdesc);
-	zpdesc_put(zpdesc);
 	atomic_long_inc(&pool->counters.pages_migrated);
 	return MIGRATEPAGE_SUCCESS;
 }
@@ -2831,6 +2817,7 @@ static int zsmod_stats_show(struct seq_file *s, void *v)
 	seq_printf(s, "handle_blocks %lu\n", st.handle_blocks);
 	seq_printf(s, "handle_bytes %lu\n", st.handle_bytes);
 	seq_printf(s, "frees_queued %lu\n", st.frees_queued);
+	seq_printf(s, "zpdesc %s\n", ZPDESC_MODE);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(zsmod_stats);
@@ -3377,18 +3364,23 @@ static int __init zsmod_init(void)
 		ret = -ENOMEM;
 		goto err_caches;
 	}
+	ret = zpdesc_cache_create();
+	if (ret)
+		goto err_caches;
 
 	/* The static CPUHP_MM_ZS_PREPARE belongs to the built-in zsmalloc. */
 	ret = cpuhp_setup_state(CPUHP_BP_PREPARE_DYN, "mm/zsmalloc_mod:prepare",
 				zsmod_cpu_prepare, zsmod_cpu_dead);
 	if (ret < 0)
-		goto err_caches;
+		goto err_zpdesc;
 	zsmod_cpuhp_state = ret;
 
 	zsmod_debugfs_root = debugfs_create_dir("zsmalloc_mod", NULL);
 	zpool_register_driver(&zsmod_zpool_driver);
 	return 0;
 
+err_zpdesc:
+	zpdesc_cache_destroy();
 err_caches:
 	kmem_cache_destroy(zsmod_zspage_cache);
 	kmem_cache_destroy(zsmod_handle_block_cache);
@@ -3401,6 +3393,7 @@ static void __exit zsmod_exit(void)
 	zpool_unregister_driver(&zsmod_zpool_driver);
 	debugfs_remove_recursive(zsmod_debugfs_root);
 	cpuhp_remove_state(zsmod_cpuhp_state);
+	zpdesc_cache_destroy();
 	kmem_cache_destroy(zsmod_zspage_cache);
 	kmem_cache_destroy(zsmod_handle_block_cache);
 }
@@ -3412,4 +3405,5 @@ MODULE_LICENSE("GPL");
 MODULE_AUTHOR("zsmalloc_mod developers");
 MODULE_DESCRIPTION("zsmalloc on the zpdesc memory descriptor, as a zpool backend for zswap");
 MODULE_ALIAS("zpool-zsmalloc_mod");
+MODULE_INFO(zpdesc, ZPDESC_MODE);	/* how a zpdesc is represented */
 MODULE_VERSION("0.1.0");	/* keep in step with dkms.conf */

@@ -761,12 +761,201 @@ static void test_cpu_hotplug(struct kunit *test)
 	free_destroy_check(tp);
 }
 
+#ifdef CONFIG_COMPACTION
+/*
+ * The words of struct page that zsmalloc_mod writes, per zpdesc mode
+ * (zpdesc.h; Documentation/design.rst, "memdesc mode"). Both modes: the
+ * movable-ops word (mapping) and the page type. Overlay: also index (the
+ * next page, or the huge object's handle) and private (the zspage).
+ * Memdesc: also private, which points to the descriptor, and nothing else:
+ * index keeps whatever it held. lru and the refcount belong to the page
+ * allocator and the migration core and are not compared.
+ */
+#ifdef ZSMOD_MEMDESC
+#define WRITES_INDEX false
+#else
+#define WRITES_INDEX true
+#endif
+#define INDEX_SENTINEL	0x5a5a5a5a00000000UL
+
+struct page_words {
+	unsigned long flags, mapping, index, private, memcg;
+	unsigned int type;
+};
+
+static void page_words(const struct page *page, struct page_words *w)
+{
+	w->flags = page->flags & ((1UL << NR_PAGEFLAGS) - 1);
+	w->mapping = (unsigned long)READ_ONCE(page->mapping);
+	w->index = READ_ONCE(page->index);
+	w->private = page_private(page);
+	w->type = READ_ONCE(page->page_type);
+#ifdef CONFIG_MEMCG
+	w->memcg = READ_ONCE(page->memcg_data);
+#else
+	w->memcg = 0;
+#endif
+}
+
+/*
+ * A live page of ours, against @was, the same page before we had it:
+ * which words changed is exactly what the mode allows. @private_was: what
+ * private must hold (the zspage or the descriptor), 0 for any non-zero.
+ */
+static void expect_live_words(struct kunit *test, const char *when,
+			      struct page *page, const struct page_words *was,
+			      unsigned long private_was)
+{
+	struct page_words w;
+
+	page_words(page, &w);
+	KUNIT_EXPECT_EQ_MSG(test, w.flags, was->flags, "%s: page flags", when);
+	KUNIT_EXPECT_EQ_MSG(test, w.memcg, was->memcg, "%s: memcg_data", when);
+	KUNIT_EXPECT_TRUE_MSG(test, __PageMovable(page) && page_movable_ops(page),
+			      "%s: no movable ops", when);
+	KUNIT_EXPECT_TRUE_MSG(test, folio_test_zsmalloc(page_folio(page)),
+			      "%s: not typed zsmalloc", when);
+	KUNIT_EXPECT_NE_MSG(test, w.private, 0UL, "%s: private", when);
+	if (private_was)
+		KUNIT_EXPECT_EQ_MSG(test, w.private, private_was,
+				    "%s: private", when);
+	if (WRITES_INDEX)
+		KUNIT_EXPECT_NE_MSG(test, w.index, was->index,
+				    "%s: overlay: index holds no handle", when);
+	else
+		KUNIT_EXPECT_EQ_MSG(test, w.index, was->index,
+				    "%s: memdesc: index written", when);
+	if (!WRITES_INDEX && w.private) {
+		const struct page *back = *(struct page **)w.private;
+
+		/* the descriptor is a slab object that points back to the page */
+		KUNIT_EXPECT_TRUE_MSG(test, virt_addr_valid(w.private) &&
+				      folio_test_slab(virt_to_folio((void *)w.private)),
+				      "%s: private is no slab object", when);
+		KUNIT_EXPECT_PTR_EQ_MSG(test, back, page,
+					"%s: descriptor points elsewhere", when);
+	}
+}
+
+/* A page we gave back, still referenced by the test: as it was, but index. */
+static void expect_released_words(struct kunit *test, const char *when,
+				  struct page *page, const struct page_words *was)
+{
+	struct page_words w;
+
+	page_words(page, &w);
+	KUNIT_EXPECT_EQ_MSG(test, w.flags, was->flags, "%s: page flags", when);
+	KUNIT_EXPECT_EQ_MSG(test, w.memcg, was->memcg, "%s: memcg_data", when);
+	KUNIT_EXPECT_EQ_MSG(test, w.mapping & ~PAGE_MAPPING_FLAGS, 0UL,
+			    "%s: movable ops left", when);
+	KUNIT_EXPECT_FALSE_MSG(test, folio_test_zsmalloc(page_folio(page)),
+			       "%s: still typed zsmalloc", when);
+	KUNIT_EXPECT_EQ_MSG(test, w.private, 0UL, "%s: private", when);
+	KUNIT_EXPECT_EQ_MSG(test, w.index, WRITES_INDEX ? 0 : was->index,
+			    "%s: index", when);
+}
+
+/*
+ * Allocate an object of the huge class whose page is @page, which the
+ * test just freed (the per-CPU free list is last in, first out).
+ */
+static int alloc_on_page(struct tpool *tp, const struct tclass *c,
+			 struct page *page)
+{
+	unsigned long pfn = page_to_pfn(page);
+	int idx;
+
+	migrate_disable();
+	__free_page(page);
+	idx = tpool_alloc(tp, len_for_class(c), MOVABLE_GFP);
+	migrate_enable();
+	if (idx >= 0 && tpool_obj_pfn(tp, idx) != pfn)
+		return -EAGAIN;
+	return idx;
+}
+
+/*
+ * Every word of struct page of one of our pages, before allocation, while
+ * ours, after it migrated away (both pages), and after the free: each mode
+ * writes exactly the words of its table. The huge class: one page per
+ * zspage, whose handle the overlay keeps in index. The migration core is
+ * played as in test_destroy_vs_migration(), onto a page the test made.
+ */
+static void test_struct_page_words(struct kunit *test)
+{
+	struct tpool *tp = tpool_create(test, 64);
+	const struct tclass *c = huge_class(tp);
+	struct page_words before, dst_before, live;
+	const struct movable_operations *mops;
+	struct page *page = NULL, *dst;
+	int idx = -EAGAIN, tries, rc;
+
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	for (tries = 0; tries < 16 && idx == -EAGAIN; tries++) {
+		page = alloc_page(MOVABLE_GFP);
+		KUNIT_ASSERT_NOT_NULL(test, page);
+		page->index = INDEX_SENTINEL + tries;
+		page_words(page, &before);
+		idx = alloc_on_page(tp, c, page);
+	}
+	KUNIT_ASSERT_GE_MSG(test, idx, 0, "no object on the page just freed");
+
+	expect_live_words(test, "allocated", page, &before, 0);
+	page_words(page, &live);
+
+	/* isolate_movable_page() and move_to_new_folio(), by hand */
+	get_page(page);
+	lock_page(page);
+	mops = page_movable_ops(page);
+	KUNIT_ASSERT_TRUE(test, mops->isolate_page(page, ISOLATE_UNEVICTABLE));
+	SetPageIsolated(page);
+	dst = alloc_page(MOVABLE_GFP);
+	KUNIT_ASSERT_NOT_NULL(test, dst);
+	dst->index = INDEX_SENTINEL - 1;
+	page_words(dst, &dst_before);
+	lock_page(dst);
+	rc = mops->migrate_page(dst, page, MIGRATE_SYNC);
+	KUNIT_EXPECT_EQ(test, rc, MIGRATEPAGE_SUCCESS);
+	if (rc != MIGRATEPAGE_SUCCESS)
+		mops->putback_page(page);
+	ClearPageIsolated(page);
+	unlock_page(page);
+	unlock_page(dst);
+	put_page(dst);
+	if (rc != MIGRATEPAGE_SUCCESS) {
+		put_page(page);
+		return;
+	}
+	KUNIT_EXPECT_EQ(test, tpool_obj_pfn(tp, idx), page_to_pfn(dst));
+	/* overlay: the zspage moves; memdesc: the descriptor itself */
+	expect_live_words(test, "migration destination", dst, &dst_before,
+			  live.private);
+	if (WRITES_INDEX)
+		KUNIT_EXPECT_EQ_MSG(test, dst->index, live.index,
+				    "the huge object's handle did not move");
+	expect_released_words(test, "migration source", page, &before);
+	put_page(page);
+	KUNIT_EXPECT_EQ(test, tpool_check(tp, idx), -1L);
+
+	get_page(dst);
+	free_destroy_check(tp);
+	expect_released_words(test, "freed", dst, &dst_before);
+	put_page(dst);
+}
+#else
+static void test_struct_page_words(struct kunit *test)
+{
+	kunit_skip(test, "kernel without CONFIG_COMPACTION: zspages are not movable");
+}
+#endif
+
 static struct kunit_case migration_cases[] = {
 	KUNIT_CASE(test_migrate_pages),
 	KUNIT_CASE(test_migrate_abort),
 	KUNIT_CASE(test_migrate_queued_free),
 	KUNIT_CASE(test_span_split_pages),
 	KUNIT_CASE_SLOW(test_destroy_vs_migration),
+	KUNIT_CASE_SLOW(test_struct_page_words),
 	KUNIT_CASE_SLOW(test_cpu_hotplug),
 	KUNIT_CASE_SLOW(test_readers_vs_migration),
 	{}

@@ -25,7 +25,8 @@
 #      KUNIT_APPEND (extra kernel command line), KUNIT_KCFLAGS (extra
 #      compiler flags for the modules, a debugging aid), KUNIT_KDIR (use
 #      this already built kunit-kernel-<hash> directory), KUNIT_OUT (output
-#      directory, default out/kunit), ZSMOD_CACHE, JOBS.
+#      directory, default out/kunit), ZSMOD_MEMDESC (non-empty: both
+#      modules in memdesc mode, see zpdesc.h), ZSMOD_CACHE, JOBS.
 # Output: out/kunit/{guest.log,guest.tap,<suite>.ktap,<suite>.parse}
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -59,7 +60,7 @@ say "test kernel: $obj ($((t1 - t0)) s)"
 # --- modules ---------------------------------------------------------------
 mkdir -p "$out"
 "$top/vm/build-modules.sh" "$out/src" "$obj" "$out/modules.log" \
-	${KUNIT_KCFLAGS:+KCFLAGS="$KUNIT_KCFLAGS"} ||
+	${KUNIT_KCFLAGS:+KCFLAGS="$KUNIT_KCFLAGS"} ${ZSMOD_MEMDESC:+ZSMOD_MEMDESC=1} ||
 	die "building the modules against the test kernel failed (log: $out/modules.log)"
 for ko in zsmalloc_mod.ko kunit/zsmalloc_mod_kunit.ko; do
 	[ -f "$out/src/$ko" ] || die "$ko was not built (CONFIG_KUNIT missing from $obj?)"
