@@ -11,7 +11,8 @@
 # lines; not part of any timing), zsb_backends=a+b+c the zpools to compare
 # (default zsmalloc+zbud+zsmalloc_mod), zsb_tail=B one more backend whose
 # rounds all come after the others' in one pool that is never destroyed
-# (for z3fold, whose pool destroy splats in 6.12: see bench/README.md),
+# (for z3fold, whose pool destroy splats in 6.12: see
+# Documentation/benchmarks.rst),
 # zsb_compressor=NAME zswap's compressor (default lzo; run.sh loads its
 # module).
 # Every result goes to the TAP stream (the second serial port): "# e2e ..."

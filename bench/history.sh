@@ -2,16 +2,16 @@
 # Benchmark several commits of the allocator with the current bench/ and
 # tabulate the key ratios to the in-kernel zsmalloc: which change moved what.
 #
-# usage: bench/history.sh [--rounds N] [--out FILE.md] [--reuse] REV...
+# usage: bench/history.sh [--rounds N] [--out FILE.rst] [--reuse] REV...
 #   Each REV: bench/run.sh --rev REV --rounds N (default 3), results in
-#   out/bench/history/<sha>/; the table goes to FILE.md (default
-#   bench/results/history.md) and next to it as .csv.
+#   out/bench/history/<sha>/; the table goes to FILE.rst (default
+#   bench/results/history.rst) and next to it as .csv.
 #   --reuse: a REV whose results are already in out/bench/history/<sha>/
 #   (from a run with the same bench/ and rounds) is not measured again.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
-rounds=3 out=$top/bench/results/history.md reuse=
+rounds=3 out=$top/bench/results/history.rst reuse=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--rounds) rounds=$2; shift 2 ;;
@@ -40,7 +40,7 @@ for rev in "$@"; do
 	dirs+=("$d")
 done
 python3 - "$out" "${dirs[@]}" <<'EOF'
-import csv, sys
+import csv, os, sys
 out, dirs = sys.argv[1], sys.argv[2:]
 rows = []
 for d in dirs:
@@ -58,19 +58,16 @@ for d in dirs:
         "pages_per_stored_byte": f("pages_per_stored_byte"),
     })
 keys = list(rows[0].keys())
-with open(out[:-3] + ".csv" if out.endswith(".md") else out + ".csv", "w", newline="") as fh:
+with open(os.path.splitext(out)[0] + ".csv", "w", newline="") as fh:
     w = csv.DictWriter(fh, fieldnames=keys)
     w.writeheader()
     w.writerows(rows)
-L = ["# zsmalloc_mod across commits (ratios to the in-kernel zsmalloc, same boot)", "",
-     "bench/history.sh: each commit's allocator built with the same bench/ and measured in its "
-     "own boot. e2e: times and density as in results.md (fewer rounds); micro: time ratios "
-     "zsmalloc_mod/zsmalloc per op (below 1 is faster), pages ratio for density (below 1 is "
-     "denser). Targets: e2e speed and density >= 1.02; map_read <= 0.75; malloc_write <= 0.90; "
-     "free_2threads throughput >= 1.30 (time <= 0.77); pages <= 0.98.", "",
-     "| " + " | ".join(keys) + " |", "|" + "---|" * len(keys)]
-for r in rows:
-    L.append("| " + " | ".join(r["commit"] if k == "commit" else "%.3f" % r[k] for k in keys) + " |")
-open(out, "w").write("\n".join(L) + "\n")
+sys.path.insert(0, "bench")
+from report import heading, table
+L = [".. Written by bench/history.sh; the columns: Documentation/benchmarks.rst.", ""]
+L += heading("zsmalloc_mod across commits", "-")
+L += table(keys, [["``%s``" % r[k] if k == "commit" else "%.3f" % r[k] for k in keys]
+                  for r in rows])
+open(out, "w").write("\n".join(L).rstrip("\n") + "\n")
 print("\n".join(L))
 EOF

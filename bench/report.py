@@ -1,15 +1,10 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""Turn the guest's "# e2e" and "# micro" lines into CSV, results.md and
-gnuplot PNGs (called by bench/run.sh).
+"""Turn the guest's "# e2e" and "# micro" lines into CSV files, results.rst
+and gnuplot PNGs (called by bench/run.sh). What the figures mean:
+Documentation/benchmarks.rst.
 
-usage: report.py --raw RAW.txt --meta META.txt --out DIR
-
-Every figure is also given as a ratio to the in-kernel zsmalloc of the same
-boot. End to end: medians over the measured rounds (round 0 is a warm-up and
-is left out); times as backend/zsmalloc (below 1 is faster), speed as
-zsmalloc/backend (above 1 is faster), density as backend/zsmalloc (above 1
-stores more per pool byte). Micro: medians of the per-batch mean times.
+usage: report.py --raw RAW.txt --meta META.txt --out DIR [--raw-mttcg RAW]
 """
 import argparse
 import csv
@@ -23,10 +18,6 @@ REJECTS = ["reject_compress_fail", "reject_compress_poor", "reject_alloc_fail",
            "reject_reclaim_fail", "reject_kmemcache_fail"]
 MICRO_OPS = ["malloc_write", "malloc", "map_write", "map_read", "map_unmap", "map_read_2threads",
              "free", "churn", "free_2threads"]
-# Targets of the project, as ratios zsmalloc_mod / zsmalloc of the time per
-# operation (free_2threads: of the throughput, hence >=).
-MICRO_TARGETS = {"malloc_write": ("<=", 0.90), "map_read": ("<=", 0.75),
-                 "free_2threads": (">=", 1.30)}
 
 
 def kv(tokens):
@@ -166,16 +157,6 @@ def micro_tables(micro, outdir, name="micro.csv"):
                "zsmalloc_mod_min_ns": float(mod["min_ns"]),
                "zsmalloc_mod_max_ns": float(mod["max_ns"]),
                "samples": int(zs["samples"]), "ops": int(zs["ops"])}
-        t = MICRO_TARGETS.get(op)
-        if t:
-            val = row["throughput_ratio"] if op == "free_2threads" else row["time_ratio"]
-            row["target"] = ("throughput " if op == "free_2threads" else "time ") + t[0] + " %.2f" % t[1]
-            row["met"] = "yes" if (val <= t[1] if t[0] == "<=" else val >= t[1]) else "NO"
-            if op == "free_2threads":
-                # vCPUs that take turns cannot show parallel throughput
-                row["met"] = "n/a, see MTTCG"
-        else:
-            row["target"], row["met"] = "", ""
         rows.append(row)
     if "zsmalloc" in dens and "zsmalloc_mod" in dens:
         zp, mp = int(dens["zsmalloc"]["pages"]), int(dens["zsmalloc_mod"]["pages"])
@@ -188,14 +169,13 @@ def micro_tables(micro, outdir, name="micro.csv"):
                          "throughput_ratio": czp / cmp_, "mean_time_ratio": cmp_ / czp,
                          "zsmalloc_min_ns": czp, "zsmalloc_max_ns": czp,
                          "zsmalloc_mod_min_ns": cmp_, "zsmalloc_mod_max_ns": cmp_,
-                         "samples": 1, "ops": cby, "target": "", "met": ""})
+                         "samples": 1, "ops": cby})
         rows.append({"op": "pages_per_stored_byte", "zsmalloc_ns": zp / by,
                      "zsmalloc_mod_ns": mp / by, "time_ratio": mp / zp,
                      "throughput_ratio": zp / mp, "mean_time_ratio": mp / zp,
                      "zsmalloc_min_ns": zp, "zsmalloc_max_ns": zp,
                      "zsmalloc_mod_min_ns": mp, "zsmalloc_mod_max_ns": mp,
-                     "samples": 1, "ops": int(dens["zsmalloc"]["objects"]),
-                     "target": "<= 0.98", "met": "yes" if mp / zp <= 0.98 else "NO"})
+                     "samples": 1, "ops": int(dens["zsmalloc"]["objects"])})
     if rows:
         with open(os.path.join(outdir, name), "w", newline="") as f:
             w = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
@@ -255,7 +235,7 @@ plot 'e2e_density.dat' using 2:xtic(1) title "density" lc rgb "#228833", \\
                                     summ[b]["density_ratio"])]
     lo, hi = min([0.85] + [v - 0.03 for v in vals]), max([1.06] + [v + 0.03 for v in vals])
     gnuplot(common + """set output 'e2e_ratio.png'
-set title "zswap end to end vs in-kernel zsmalloc (above 1 is better; target 1.02)"
+set title "zswap end to end vs in-kernel zsmalloc (above 1 is better)"
 set ylabel "ratio to zsmalloc"
 set yrange [%.2f:%.2f]""" % (lo, hi) + """
 set style histogram clustered gap 2
@@ -264,7 +244,6 @@ plot 'e2e_ratio.dat' using 2:xtic(1) title "swap-out speed" lc rgb "#4477aa", \\
      '' using 3 title "swap-in speed" lc rgb "#ee8866", \\
      '' using 4 title "out+in speed" lc rgb "#aa3377", \\
      '' using 5 title "density" lc rgb "#228833", \\
-     1.02 with lines dt 2 lw 2 lc rgb "#cc3311" title "target 1.02", \\
      1 with lines dt 3 lc rgb "black" title "zsmalloc"
 """, outdir)
     # per-round times, to show repeatability and the rotation
@@ -291,13 +270,9 @@ unset multiplot
 """, outdir)
     if mrows:
         with open(os.path.join(outdir, "micro_ratio.dat"), "w") as f:
-            f.write("# op ratio(zsmalloc_mod/zsmalloc, time; pages for density) target\n")
+            f.write("# op ratio(zsmalloc_mod/zsmalloc, time; pages for density)\n")
             for m in mrows:
-                tgt = {"malloc_write": 0.90, "map_read": 0.75, "free_2threads": 1 / 1.30,
-                       "pages_after_churn": float("nan"),
-                       "pages_per_stored_byte": 0.98}.get(m["op"], float("nan"))
-                f.write("%s %.4f %s\n" % (m["op"], m["time_ratio"],
-                                          "%.4f" % tgt if tgt == tgt else "NaN"))
+                f.write("%s %.4f\n" % (m["op"], m["time_ratio"]))
         gnuplot(common + """set output 'micro_ratio.png'
 set title "zsmod_bench: zsmalloc_mod / zsmalloc (time per op; pages for density). Below 1 is better"
 set ylabel "ratio"
@@ -306,7 +281,6 @@ set xtics rotate by -25
 set style histogram clustered gap 2
 set key top right
 plot 'micro_ratio.dat' using 2:xtic(1) title "measured ratio" lc rgb "#4477aa", \\
-     '' using 0:3 with points pt 9 ps 2.5 lc rgb "#cc3311" title "target (upper bound)", \\
      '' using 0:2:(sprintf("%.3f", $2)) with labels offset 0,1 notitle, \\
      1 with lines dt 2 lc rgb "black" title "zsmalloc = 1"
 """, outdir)
@@ -314,8 +288,7 @@ plot 'micro_ratio.dat' using 2:xtic(1) title "measured ratio" lc rgb "#4477aa", 
 
 def allocator_share(summ, mrows):
     """How much of the end-to-end time per stored page the allocator takes,
-    from the micro figures; and what allocator speed-up a 1.02x end-to-end
-    speed-up would need."""
+    from the micro figures."""
     m = {r["op"]: r for r in mrows}
     z = summ.get("zsmalloc")
     if not z or not all(k in m for k in ("malloc_write", "map_read", "free")):
@@ -326,209 +299,171 @@ def allocator_share(summ, mrows):
     a_out = m["malloc_write"]["zsmalloc_ns"] / 1000
     a_in = (m["map_read"]["zsmalloc_ns"] + m["free"]["zsmalloc_ns"]) / 1000
     f = (a_out + a_in) / (out_us + in_us)
-    need = 1 - (1 - 1 / 1.02) / f
     mod = summ.get("zsmalloc_mod")
-    L = ["Allocator share of the end-to-end time (zsmalloc, per stored page): swap-out "
-         "%.1f us of which malloc_write %.2f us (%.1f%%); swap-in %.1f us of which map_read+free "
-         "%.2f us (%.1f%%); together %.1f%%. A 1.02x end-to-end speed-up through the allocator "
-         "alone would need its operations at %.2fx zsmalloc's time." % (
-             out_us, a_out, 100 * a_out / out_us, in_us, a_in, 100 * a_in / in_us, 100 * f, need)]
+    text = ("Allocator share of the end-to-end time (zsmalloc, per stored page): swap-out "
+            "%.1f us of which malloc_write %.2f us (%.1f%%); swap-in %.1f us of which "
+            "map_read+free %.2f us (%.1f%%); together %.1f%%." % (
+                out_us, a_out, 100 * a_out / out_us, in_us, a_in, 100 * a_in / in_us, 100 * f))
     if mod:
         pred_out = (m["malloc_write"]["zsmalloc_mod_ns"] - m["malloc_write"]["zsmalloc_ns"]) / 1000
         pred_in = (m["map_read"]["zsmalloc_mod_ns"] + m["free"]["zsmalloc_mod_ns"] -
                    m["map_read"]["zsmalloc_ns"] - m["free"]["zsmalloc_ns"]) / 1000
-        L[0] += (" Cross-check: the micro figures predict zsmalloc_mod at %+.2f us (out) and "
-                 "%+.2f us (in) per stored page; measured end to end: %+.2f us and %+.2f us." % (
+        text += (" The micro figures predict zsmalloc_mod at %+.2f us (out) and %+.2f us (in) "
+                 "per stored page; measured end to end: %+.2f us and %+.2f us." % (
                      pred_out, pred_in, (mod["out_ms"] - z["out_ms"]) * 1000 / stored,
                      (mod["in_ms"] - z["in_ms"]) * 1000 / stored))
-    L[0] += "\n"
-    return L
+    return [text, ""]
 
 
 def fmt(x, n=3):
     return ("%%.%df" % n) % x
 
 
-def markdown(meta, rows, summ, mrows, dens, corpus, config, other, outdir):
-    m = kv(meta)
-    debug = m.get("guest_kernel") == "debug"
-    mem = m.get("guest_mem", "1G").replace("G", " GiB").replace("M", " MiB")
-    comp = m.get("compressor", "lzo")
-    L = []
-    L.append("# zsmalloc_mod benchmark results\n")
-    if debug:
-        L.append("Generated by `bench/run.sh --kernel debug`. The debug test kernel of "
-                 "kunit/build-kernel.sh (KASAN, lockdep, DEBUG_VM: every operation is several "
-                 "times slower than on the stock kernel, so only the ratios within this boot "
-                 "mean anything), which also has z3fold; qemu TCG "
-                 "`-icount shift=0,sleep=off`, %s, 2 vCPUs, one boot for all figures.\n" % mem)
-    else:
-        L.append("Generated by `make bench` (bench/run.sh). Stock Debian 6.12 guest, qemu TCG "
-                 "`-icount shift=0,sleep=off` (guest time counts instructions), %s, 2 vCPUs, "
-                 "one boot for all figures but the MTTCG section.\n" % mem)
-    L.append("```")
-    L.extend(meta)
-    L.append("```\n")
-    L.append("## End to end through zswap\n")
+def heading(title, char):
+    return [title, char * len(title), ""]
+
+
+def table(header, rows):
+    """A reStructuredText simple table."""
+    cells = [header] + [[str(c) for c in r] for r in rows]
+    widths = [max(len(r[i]) for r in cells) for i in range(len(header))]
+    border = "  ".join("=" * w for w in widths)
+    line = lambda r: "  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip()
+    return [border, line(cells[0]), border] + [line(r) for r in cells[1:]] + [border, ""]
+
+
+def literal(lines):
+    return ["::", ""] + ["   " + x for x in lines] + [""]
+
+
+def e2e_section(m, rows, summ):
     n = next(iter(summ.values()))["rounds"] if summ else 0
     pages = rows[0]["pages"] if rows else 0
-    L.append("Workload `bench/zsmod_swap.c` (static) in a cgroup v2 memcg: %d pages "
-             "(%d MiB): every 20th page zero, every 20th random, the rest real file "
-             "content (stock .ko files, Python sources, busybox); pushed out with "
-             "memory.reclaim, faulted back, every page verified by hash. Compressor %s. "
-             "Swap device: %s. Medians of %d measured rounds "
-             "(backend order rotated each round; round 0 is a warm-up). Ratios are to the "
-             "in-kernel zsmalloc of the same boot.\n" % (
-                 pages, pages * 4096 >> 20, comp,
-                 "the virtio disk" if m.get("swap") == "disk" else "brd RAM disk (see notes)", n))
-    L.append("| backend | swap-out ms | ratio | swap-in ms | ratio | out+in ms | speed vs zsmalloc | "
-             "stored pages | pool bytes | density | density ratio | rejects | bad pages |")
-    L.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
-    for b in BACKENDS:
-        if b not in summ:
-            continue
-        s = summ[b]
-        L.append("| %s | %s | %s | %s | %s | %s | %sx | %d | %d | %s | %sx | %d | %d |" % (
-            b, fmt(s["out_ms"], 1), fmt(s["out_ms_ratio"]), fmt(s["in_ms"], 1),
-            fmt(s["in_ms_ratio"]), fmt(s["total_ms"], 1), fmt(s["speed_ratio"]),
-            s["stored_pages"], s["pool_bytes"], fmt(s["density"]), fmt(s["density_ratio"]),
-            s["rejects"], s["bad_pages_sum"]))
-    L.append("")
-    L.append("Spread over rounds (max-min)/median: " + "; ".join(
+    bs = [b for b in BACKENDS if b in summ]
+    L = heading("End to end through zswap", "~")
+    L += ["%d pages (%d MiB), compressor %s, swap on %s; medians of %d measured rounds." % (
+        pages, pages * 4096 >> 20, m.get("compressor", "lzo"),
+        "the virtio disk" if m.get("swap") == "disk" else "a brd RAM disk", n), ""]
+    L += table(["backend", "swap-out ms", "ratio", "swap-in ms", "ratio", "out+in ms",
+                "speed", "stored pages", "pool bytes", "density", "density ratio",
+                "rejects", "bad pages"],
+               [[b, fmt(s["out_ms"], 1), fmt(s["out_ms_ratio"]), fmt(s["in_ms"], 1),
+                 fmt(s["in_ms_ratio"]), fmt(s["total_ms"], 1), fmt(s["speed_ratio"]) + "x",
+                 "%d" % s["stored_pages"], "%d" % s["pool_bytes"], fmt(s["density"]),
+                 fmt(s["density_ratio"]) + "x", "%d" % s["rejects"], s["bad_pages_sum"]]
+                for b, s in ((b, summ[b]) for b in bs)])
+    L += ["Spread over rounds (max-min)/median: " + "; ".join(
         "%s out %.2f%% in %.2f%%" % (b, summ[b]["out_spread_pct"], summ[b]["in_spread_pct"])
-        for b in BACKENDS if b in summ) + ". Paired ratios (per round, then median): " +
-        "; ".join("%s out %.3f in %.3f" % (b, summ[b]["out_ms_paired_ratio"],
-                                             summ[b]["in_ms_paired_ratio"])
-                  for b in BACKENDS if b in summ and b != "zsmalloc") + ".\n")
+        for b in bs) + ". Paired ratios (per round, then median): " + "; ".join(
+        "%s out %.3f in %.3f" % (b, summ[b]["out_ms_paired_ratio"], summ[b]["in_ms_paired_ratio"])
+        for b in bs if b != "zsmalloc") + ".", ""]
     if all(summ[b]["meta_bytes"] >= 0 for b in summ):
-        L.append("Memory besides the pool pages, at the peak: the slab pages of the "
-                 "backends' own caches (handles, zspage descriptors; /proc/slabinfo, guest "
-                 "booted with slab_nomerge): " + "; ".join(
-                     "%s %d KiB" % (b, summ[b]["meta_bytes"] // 1024)
-                     for b in BACKENDS if b in summ) +
-                 ". Density counting them too (stored bytes / (pool + those bytes)), "
-                 "ratio to zsmalloc: " + "; ".join(
-                     "%s %sx" % (b, fmt(summ[b]["density_all_ratio"]))
-                     for b in BACKENDS if b in summ) + "." +
-                 (" On this kernel KASAN's redzones and quarantine (freed objects held "
-                  "back) inflate every slab figure, the most for backends that free "
-                  "slab objects often." if debug else "") + "\n")
-    L.append("Rejects by kind (median per run): " + "; ".join(
+        L += ["Slab pages of the backends' own caches at the peak: " + "; ".join(
+            "%s %d KiB" % (b, summ[b]["meta_bytes"] // 1024) for b in bs) +
+            ". Density counting them too, ratio to zsmalloc: " + "; ".join(
+            "%s %sx" % (b, fmt(summ[b]["density_all_ratio"])) for b in bs) + ".", ""]
+    L += ["Rejects by kind (median per run): " + "; ".join(
         "%s: %s" % (b, ", ".join("%s %d" % (k.replace("reject_", ""), summ[b][k])
                                   for k in REJECTS if summ[b][k]) or "none")
-        for b in BACKENDS if b in summ) + ". The random pages do not compress below a page "
-        "(%s), zswap rejects them and they go to the swap device.\n" % comp)
-    L.append("![end to end ratios](e2e_ratio.png)\n")
-    L.append("![end to end times](e2e_times.png)\n")
-    L.append("![density](e2e_density.png)\n")
-    L.append("![per round](e2e_rounds.png)\n")
-    if mrows:
-        L.append("## Micro-benchmark (zsmod_bench.ko)\n")
-        L.append("zsmalloc_mod's API against the in-kernel zs_* API on identical operation "
-                 "sequences. Objects: %s pages of the same content stream, %s zero pages "
-                 "dropped, %s incompressible dropped, %s objects compressed with the kernel's "
-                 "lzo1x_1_compress (mean %s bytes, %s payload bytes). %s repetitions per "
-                 "allocator, order alternating, fresh pool each; time per op = median over "
-                 "batches of %s ops (ktime_get_ns).\n" % (
-                     corpus.get("pages"), corpus.get("zero"), corpus.get("incompressible"),
-                     corpus.get("objects"), corpus.get("avg_size"), corpus.get("payload_bytes"),
-                     config.get("reps"), config.get("batch")))
-        L.append("| op | zsmalloc ns/op | zsmalloc_mod ns/op | time ratio | throughput ratio | "
-                 "mean-based time ratio | target | met |")
-        L.append("|---|---|---|---|---|---|---|---|")
-        for m in mrows:
-            if m["op"] in ("pages_per_stored_byte", "pages_after_churn"):
-                L.append("| %s (pool pages) | %d | %d | %s | %s | - | %s | %s |" % (
-                    "pages per stored byte, all stored" if m["op"] == "pages_per_stored_byte"
-                    else "pages per live byte after churn",
-                    m["zsmalloc_min_ns"], m["zsmalloc_mod_min_ns"], fmt(m["time_ratio"]),
-                    fmt(m["throughput_ratio"]), m["target"], m["met"]))
-            else:
-                L.append("| %s | %s | %s | %s | %s | %s | %s | %s |" % (
-                    m["op"], fmt(m["zsmalloc_ns"], 1), fmt(m["zsmalloc_mod_ns"], 1),
-                    fmt(m["time_ratio"]), fmt(m["throughput_ratio"]),
-                    fmt(m["mean_time_ratio"]), m["target"], m["met"]))
-        L.append("")
-        share = allocator_share(summ, mrows)
-        if share:
-            L.extend(share)
-        L.append("Time ratio = zsmalloc_mod / zsmalloc (below 1: zsmalloc_mod faster); throughput "
-                 "ratio = its inverse. For the two page rows the ratio is of pool pages for the "
-                 "same stored bytes (below 1: denser).\n")
-        L.append("free_2threads, map_read_2threads: two kthreads bound to the two vCPUs free the interleaved "
-                 "halves of a full pool; ns/op = wall time of the whole free / objects. Under "
-                 "single-threaded TCG the vCPUs take turns and -icount charges both to one "
-                 "clock, so this measures instructions spent (lock spinning included), not "
-                 "parallel speed-up. With single-threaded TCG a vCPU runs for a whole time slice, "
-                 "so these figures mostly reflect how often a vCPU is switched out while it "
-                 "holds a lock and the other one spins: the samples are multimodal and the "
-                 "median of free_2threads moved from 0.86 to 1.20 (time ratio) between two "
-                 "boots of the same code. Do not judge the concurrency target by them; that "
-                 "needs real parallel CPUs.\n")
-        for (al, op), ns in sorted(config.get("samples", {}).items()):
-            L.append("- %s %s, ns/op of each repetition (sorted): %s" % (al, op, ns.replace(",", ", ")))
-        if config.get("samples"):
-            L.append("")
-        L.append("![micro ratios](micro_ratio.png)\n")
-        w = config.get("waste")
-        if w:
-            pb = int(w["pool_bytes"])
-            parts = [("payload", "payload"), ("handle words (8 B per non-huge object)", "headers"),
-                     ("rounding: rest of the used slots (huge: of the page)", "rounding"),
-                     ("free slots", "free_slots"), ("zspage tails no slot covers", "zspage_tail")]
-            L.append("### Where the pool bytes go (full pool, zsmalloc_mod class geometry)\n")
-            zp = int(dens["zsmalloc"]["pages"]) if "zsmalloc" in dens else 0
-            mp = int(dens["zsmalloc_mod"]["pages"]) if "zsmalloc_mod" in dens else 0
-            L.append("From zsmod_class_info() after malloc_write. The in-kernel zsmalloc needed "
-                     "%d pages for the same objects (zsmalloc_mod %d, %+d).\n" % (zp, mp, mp - zp))
-            L.append("| part | bytes | share of pool |")
-            L.append("|---|---|---|")
-            tot = 0
-            for name, key in parts:
-                v = int(w[key])
-                tot += v
-                L.append("| %s | %d | %.2f%% |" % (name, v, 100 * v / pb))
-            L.append("| sum (check: pool bytes %d) | %d | %.2f%% |" % (pb, tot, 100 * tot / pb))
-            L.append("")
-            L.append("%s objects in the huge class (from %s B); %s of %s classes in use; about "
-                     "%s of %s objects span two pages (map copies them through the per-CPU "
-                     "buffer).\n" % (
-                         w["huge_objs"], w["huge_class_size"], w["classes_used"], w["classes"],
-                         w.get("spanning_objs", "?"), w.get("objects", "?")))
-    if config.get("frag"):
-        frows, _ = micro_tables(config["frag"], outdir, "micro_frag.csv")
-        normal = {r["op"]: r for r in mrows}
-        fc = config.get("frag_config", {})
-        L.append("### The same on fragmented memory (fragment=1)\n")
-        L.append("Before the runs the module takes every free page (reserves included) and "
-                 "gives back those with an even pfn (%s pages held, %s freed), meant to leave "
-                 "free memory in order-0 pieces. Check the probe: a zspage-like allocation of "
-                 "order 1/2/3 right afterwards succeeded: %s/%s/%s (1 = yes). While it does, "
-                 "this table does not show fragmented memory.\n" % (
-                     fc.get("held_pages", "?"), fc.get("freed_pages", "?"),
-                     fc.get("probe_order1", "?"), fc.get("probe_order2", "?"),
-                     fc.get("probe_order3", "?")))
-        L.append("| op | zsmalloc ns/op | zsmalloc_mod ns/op | time ratio | target | met | "
-                 "zsmalloc_mod fragmented / unfragmented |")
-        L.append("|---|---|---|---|---|---|---|")
-        for m in frows:
+        for b in bs) + ".", ""]
+    return L
+
+
+def micro_table(mrows, normal=None):
+    """The micro table; with normal (the unfragmented rows by op), the
+    fragmented run's against it."""
+    header = ["op", "zsmalloc ns/op", "zsmalloc_mod ns/op", "time ratio"]
+    header += ["zsmalloc_mod fragmented / unfragmented"] if normal is not None else \
+        ["throughput ratio", "mean-based time ratio"]
+    rows = []
+    for m in mrows:
+        if m["op"] in ("pages_per_stored_byte", "pages_after_churn"):
+            name = {"pages_per_stored_byte": "pages per stored byte (pool pages)",
+                    "pages_after_churn": "pages per live byte after churn (pool pages)"}[m["op"]]
+            r = [name, "%d" % m["zsmalloc_min_ns"], "%d" % m["zsmalloc_mod_min_ns"],
+                 fmt(m["time_ratio"])]
+            other = [fmt(m["throughput_ratio"]), ""]
+        else:
+            r = [m["op"], fmt(m["zsmalloc_ns"], 1), fmt(m["zsmalloc_mod_ns"], 1),
+                 fmt(m["time_ratio"])]
+            other = [fmt(m["throughput_ratio"]), fmt(m["mean_time_ratio"])]
+        if normal is not None:
             n = normal.get(m["op"])
-            rel = (m["zsmalloc_mod_ns"] / n["zsmalloc_mod_ns"]) if n and n["zsmalloc_mod_ns"] else float("nan")
-            if m["op"] in ("pages_per_stored_byte", "pages_after_churn"):
-                L.append("| %s (pool pages) | %d | %d | %s | %s | %s | %s |" % (
-                    m["op"], m["zsmalloc_min_ns"], m["zsmalloc_mod_min_ns"],
-                    fmt(m["time_ratio"]), m["target"], m["met"], fmt(rel)))
-            else:
-                L.append("| %s | %s | %s | %s | %s | %s | %s |" % (
-                    m["op"], fmt(m["zsmalloc_ns"], 1), fmt(m["zsmalloc_mod_ns"], 1),
-                    fmt(m["time_ratio"]), m["target"], m["met"], fmt(rel)))
+            other = [fmt(m["zsmalloc_mod_ns"] / n["zsmalloc_mod_ns"]
+                         if n and n["zsmalloc_mod_ns"] else float("nan"))]
+        rows.append(r + other)
+    return table(header, rows)
+
+
+def micro_section(summ, mrows, dens, corpus, config):
+    L = heading("Micro-benchmark (zsmod_bench.ko)", "~")
+    L += ["Objects: %s pages of the content stream, %s zero pages and %s incompressible "
+          "ones dropped, %s objects (mean %s bytes, %s payload bytes). %s repetitions per "
+          "allocator, batches of %s ops." % (
+              corpus.get("pages"), corpus.get("zero"), corpus.get("incompressible"),
+              corpus.get("objects"), corpus.get("avg_size"), corpus.get("payload_bytes"),
+              config.get("reps"), config.get("batch")), ""]
+    L += micro_table(mrows)
+    L += allocator_share(summ, mrows)
+    samples = sorted(config.get("samples", {}).items())
+    if samples:
+        L += ["ns/op of each repetition of the two-thread operations (sorted):", ""]
+        L += ["* %s %s: %s" % (al, op, ns.replace(",", ", ")) for (al, op), ns in samples]
         L.append("")
-    L.append("## Guest environment\n")
-    L.append("```")
-    L.extend(o.lstrip("# ") for o in other)
-    L.append("```")
-    with open(os.path.join(outdir, "results.md"), "w") as f:
-        f.write("\n".join(L) + "\n")
+    w = config.get("waste")
+    if w:
+        pb = int(w["pool_bytes"])
+        parts = [("payload", "payload"), ("handle words (8 B per non-huge object)", "headers"),
+                 ("rounding: rest of the used slots (huge: of the page)", "rounding"),
+                 ("free slots", "free_slots"), ("zspage tails no slot covers", "zspage_tail")]
+        L += heading("Where the pool bytes go", "^")
+        zp = int(dens["zsmalloc"]["pages"]) if "zsmalloc" in dens else 0
+        mp = int(dens["zsmalloc_mod"]["pages"]) if "zsmalloc_mod" in dens else 0
+        L += ["zsmalloc_mod's full pool after malloc_write (zsmod_class_info()). The "
+              "in-kernel zsmalloc needed %d pages for the same objects (zsmalloc_mod %d, "
+              "%+d)." % (zp, mp, mp - zp), ""]
+        trows = [[name, w[key], "%.2f%%" % (100 * int(w[key]) / pb)] for name, key in parts]
+        tot = sum(int(w[key]) for _, key in parts)
+        trows.append(["sum (pool bytes %d)" % pb, tot, "%.2f%%" % (100 * tot / pb)])
+        L += table(["part", "bytes", "share of pool"], trows)
+        L += ["%s objects in the huge class (from %s B); %s of %s classes in use; about "
+              "%s of %s objects span two pages." % (
+                  w["huge_objs"], w["huge_class_size"], w["classes_used"], w["classes"],
+                  w.get("spanning_objs", "?"), w.get("objects", "?")), ""]
+    return L
+
+
+def frag_section(mrows, config, outdir):
+    frows, _ = micro_tables(config["frag"], outdir, "micro_frag.csv")
+    fc = config.get("frag_config", {})
+    L = heading("On fragmented memory (fragment=1)", "^")
+    L += ["%s pages held, %s freed; order-1/2/3 probe allocations right afterwards "
+          "succeeded: %s/%s/%s (1 = yes)." % (
+              fc.get("held_pages", "?"), fc.get("freed_pages", "?"),
+              fc.get("probe_order1", "?"), fc.get("probe_order2", "?"),
+              fc.get("probe_order3", "?")), ""]
+    return L + micro_table(frows, {r["op"]: r for r in mrows})
+
+
+def write_report(meta, rows, summ, mrows, dens, corpus, config, other, mttcg, outdir):
+    m = kv(meta)
+    L = [".. Written by bench/report.py; what each figure means: "
+         "Documentation/benchmarks.rst.", ""]
+    L += heading("zsmalloc_mod benchmark results", "-")
+    L += ["%s guest, %s, 2 vCPUs, qemu TCG with -icount." % (
+        "Debug test kernel" if m.get("guest_kernel") == "debug" else "Stock Debian 6.12",
+        m.get("guest_mem", "1G").replace("G", " GiB").replace("M", " MiB")), ""]
+    L += literal(meta)
+    L += e2e_section(m, rows, summ)
+    if mrows:
+        L += micro_section(summ, mrows, dens, corpus, config)
+    if config.get("frag"):
+        L += frag_section(mrows, config, outdir)
+    L += mttcg
+    L += heading("Guest environment", "~")
+    L += literal([o.lstrip("# ") for o in other])
+    with open(os.path.join(outdir, "results.rst"), "w") as f:
+        f.write("\n".join(L).rstrip("\n") + "\n")
 
 
 MTTCG_PAIRS = [("map_read", "map_read_2threads"), ("free", "free_2threads")]
@@ -550,7 +485,7 @@ def mttcg_section(boots, outdir):
     per_boot = [mttcg_rows(micro) for micro, _ in boots]
     per_boot = [b for b in per_boot if b]
     if not per_boot:
-        return
+        return []
     rows = []
     for single, two in MTTCG_PAIRS:
         for al in ("zsmalloc", "zsmalloc_mod"):
@@ -564,17 +499,9 @@ def mttcg_section(boots, outdir):
         w.writeheader()
         w.writerows(rows)
     reps = boots[0][1].get("reps", "?")
-    L = ["", "## Two threads on parallel vCPUs (MTTCG boots, no -icount)\n",
-         "Indicative only: wall-clock guest time on a host whose two cores other jobs may "
-         "share, so noisy, and the level moves from boot to boot: %d boots of %s repetitions; "
-         "per boot the median of the repetitions, then the median over boots. ns/op of the "
-         "two-thread run = its wall time / objects, so 'scaling' = one-thread ns/op / two-thread "
-         "ns/op (2.0 would be perfect). Throughput ratio = zsmalloc two-thread ns/op / "
-         "zsmalloc_mod two-thread ns/op (target for free: >= 1.30), the median of the "
-         "boots' ratios.\n" % (len(per_boot), reps),
-         "| op | zsmalloc 1 thread ns/op | zsmalloc 2 threads ns/op | scaling | zsmalloc_mod 1 thread "
-         "| zsmalloc_mod 2 threads | scaling | throughput ratio mod/zs | per boot |",
-         "|---|---|---|---|---|---|---|---|---|"]
+    L = heading("Two threads on parallel vCPUs (MTTCG boots, no -icount)", "~")
+    L += ["%d boots of %s repetitions, wall clock." % (len(per_boot), reps), ""]
+    trows = []
     for single, two in MTTCG_PAIRS:
         z = [r for r in rows if r["op"] == two and r["alloc"] == "zsmalloc"]
         m = [r for r in rows if r["op"] == two and r["alloc"] == "zsmalloc_mod"]
@@ -582,12 +509,13 @@ def mttcg_section(boots, outdir):
                   if ("zsmalloc", two) in b and ("zsmalloc_mod", two) in b]
         if z and m and ratios:
             z, m = z[0], m[0]
-            L.append("| %s | %.1f | %.1f | %.2f | %.1f | %.1f | %.2f | %.3f | %s |" % (
-                two, z["single_ns"], z["two_threads_ns"], z["scaling"], m["single_ns"],
-                m["two_threads_ns"], m["scaling"], med(ratios),
-                ", ".join("%.2f" % r for r in ratios)))
-    with open(os.path.join(outdir, "results.md"), "a") as f:
-        f.write("\n".join(L) + "\n")
+            trows.append([two, "%.1f" % z["single_ns"], "%.1f" % z["two_threads_ns"],
+                          "%.2f" % z["scaling"], "%.1f" % m["single_ns"],
+                          "%.1f" % m["two_threads_ns"], "%.2f" % m["scaling"],
+                          "%.3f" % med(ratios), ", ".join("%.2f" % r for r in ratios)])
+    return L + table(["op", "zsmalloc 1 thread ns/op", "zsmalloc 2 threads", "scaling",
+                      "zsmalloc_mod 1 thread", "zsmalloc_mod 2 threads", "scaling",
+                      "throughput ratio mod/zs", "per boot"], trows)
 
 
 def parse_boots(raw):
@@ -622,9 +550,10 @@ def main():
     rows, summ = e2e_tables(e2e, a.out)
     mrows, dens = micro_tables(micro, a.out)
     plots(rows, summ, mrows, a.out)
-    markdown(meta, rows, summ, mrows, dens, corpus, config, other, a.out)
+    mttcg = []
     if a.raw_mttcg and os.path.exists(a.raw_mttcg):
-        mttcg_section(parse_boots(a.raw_mttcg), a.out)
+        mttcg = mttcg_section(parse_boots(a.raw_mttcg), a.out)
+    write_report(meta, rows, summ, mrows, dens, corpus, config, other, mttcg, a.out)
 
 
 if __name__ == "__main__":

@@ -16,7 +16,7 @@
 #      module, so that the two-thread operations really run in parallel.
 #      Wall clock: noisy from boot to boot, and meaningless on a loaded
 #      host; a failed boot is left out (MTTCG sometimes oopses)
-#   5. bench/report.py: CSV, results.md and gnuplot PNGs in bench/results/
+#   5. bench/report.py: CSV, results.rst and gnuplot PNGs in bench/results/
 #
 # usage: bench/run.sh [--rounds N] [--mib M] [--mem SIZE] [--micro-mib M] [--micro-reps N]
 #                     [--swap ram|disk] [--no-micro] [--mttcg] [--mttcg-boots N] [--frag] [--profile]
@@ -24,7 +24,7 @@
 #                     [--out DIR]
 #   --profile  after the rounds, one more end-to-end run per backend with the
 #              sampling profiler bench/zsmod_prof.c on; its per-function
-#              counts go to profile.txt and profile.md (bench/profile.py)
+#              counts go to profile.txt and profile.rst (bench/profile.py)
 #              in the results folder. --profile-detail S: the same, and
 #              per address in functions whose symbol contains S
 #   --frag     run the micro module a second time with fragment=1 (free
@@ -46,7 +46,7 @@
 #              bench/results/compressors/NAME unless --out says otherwise
 #   --rev REV  build the allocator (zsmalloc_mod.[ch], zpdesc.h, Kbuild) from
 #              commit REV instead of the working tree; bench/ always comes
-#              from the working tree. results.md records what was built.
+#              from the working tree. results.rst records what was built.
 # Environment: KDIR (kernel build tree), ABI (Debian kernel ABI).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -200,10 +200,10 @@ fi
 tr -d '\r' <"$tap" | grep -E '^# (e2e |micro |micro-frag |param |swap:|mem:|end )' >"$results/raw.txt" || true
 if [ "$prof" = 1 ]; then
 	tr -d '\r' <"$tap" | sed -n 's/^# prof //p' >"$results/profile.txt"
-	python3 bench/profile.py --in "$results/profile.txt" --out "$results/profile.md" \
+	python3 bench/profile.py --in "$results/profile.txt" --out "$results/profile.rst" \
 		--what "$src at $(git rev-parse --short HEAD), $(date -u +%Y-%m-%d)"
 fi
 python3 bench/report.py --raw "$results/raw.txt" --meta "$work/meta.txt" --out "$results" \
 	${mt_raw:+--raw-mttcg "$mt_raw"}
 rm -rf "$bdir"
-echo "=== done in $((SECONDS - t_start)) s: $results/results.md (logs in $work)"
+echo "=== done in $((SECONDS - t_start)) s: $results/results.rst (logs in $work)"
