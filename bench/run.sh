@@ -21,7 +21,7 @@
 # usage: bench/run.sh [--rounds N] [--mib M] [--mem SIZE] [--micro-mib M] [--micro-reps N]
 #                     [--swap ram|disk] [--no-micro] [--mttcg] [--mttcg-boots N] [--frag] [--profile]
 #                     [--profile-detail S] [--rev REV] [--compressor NAME]
-#                     [--out DIR]
+#                     [--memdesc] [--out DIR]
 #   --profile  after the rounds, one more end-to-end run per backend with the
 #              sampling profiler bench/zsmod_prof.c on; its per-function
 #              counts go to profile.txt and profile.rst (bench/profile.py)
@@ -44,6 +44,10 @@
 #              all but lzo as modules, loaded in the guest). The
 #              micro-benchmark compresses with lzo, so it is left out. Results go to
 #              bench/results/compressors/NAME unless --out says otherwise
+#   --memdesc  build zsmalloc_mod in memdesc mode (make ZSMOD_MEMDESC=1, see
+#              zpdesc.h); results go to bench/results/memdesc unless --out
+#              says otherwise. Its descriptor cache (zsmod_zpdesc) counts in
+#              meta_bytes like the module's other caches
 #   --rev REV  build the allocator (zsmalloc_mod.[ch], zpdesc.h, Kbuild) from
 #              commit REV instead of the working tree; bench/ always comes
 #              from the working tree. results.rst records what was built.
@@ -53,7 +57,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 
 rounds=7 mib=64 mem=1G mttcg_boots=3 micro_mib=32 micro_reps=9 swap=ram micro=1 mttcg=0 frag=0 prof=0 prof_detail= rev=
-guest_kernel=stock results= compressor=lzo
+guest_kernel=stock results= compressor=lzo memdesc=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--rounds) rounds=$2; shift ;;
@@ -72,6 +76,7 @@ while [ $# -gt 0 ]; do
 	--kernel) guest_kernel=$2; shift ;;
 	--out) results=$2; shift ;;
 	--compressor) compressor=$2; shift ;;
+	--memdesc) memdesc=1 ;;
 	*) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 2 ;;
 	esac
 	shift
@@ -88,6 +93,7 @@ if [ "$compressor" != lzo ]; then
 	results=${results:-$top/bench/results/compressors/$compressor}
 	micro=0 mttcg=0 frag=0	# the micro-benchmark's objects are lzo's
 fi
+[ -z "$memdesc" ] || results=${results:-$top/bench/results/memdesc}
 # the stock kernel's ABI names the corpus's .ko files in either case
 abi=${ABI:-$(./vm/abi.sh)}
 backends=zsmalloc+zbud+zsmalloc_mod tail=
@@ -121,7 +127,8 @@ echo "=== build against $kdir"
 bdir=$work/build
 src="working tree"
 [ -z "$rev" ] || src="commit $(git rev-parse --short "$rev")"
-./vm/build-modules.sh ${rev:+--rev "$rev"} "$bdir" "$kdir" "$work/build.log" ZSMOD_BENCH=1 ||
+./vm/build-modules.sh ${rev:+--rev "$rev"} "$bdir" "$kdir" "$work/build.log" ZSMOD_BENCH=1 \
+	${memdesc:+ZSMOD_MEMDESC=1} ||
 	exit 1
 gcc -O2 -Wall -Wextra -static -o "$work/zsmod_swap" bench/zsmod_swap.c
 
@@ -186,6 +193,7 @@ fi
 	echo "commit=$(git rev-parse --short HEAD)"
 	echo "allocator built from the $src: zsmalloc_mod.c sha1=$(sha1sum "$bdir/zsmalloc_mod.c" | cut -c1-12) zpdesc.h sha1=$(sha1sum "$bdir/zpdesc.h" | cut -c1-12)"
 	[ -z "$rev" ] && echo "working tree status: $(git status --short zsmalloc_mod.c zsmalloc_mod.h zsmalloc_mod_internal.h zpdesc.h | tr '\n' ' ')"
+	echo "zpdesc=$(modinfo -F zpdesc "$bdir/zsmalloc_mod.ko")"
 	echo "kernel=$kernel_name"
 	echo "guest_kernel=$guest_kernel"
 	echo "guest_mem=$mem"
@@ -193,7 +201,7 @@ fi
 	echo "compressor=$compressor"
 	echo "qemu=$(qemu-system-x86_64 --version | head -1)"
 	echo "host=$(nproc) CPUs, $(uname -r)"
-	echo "command=bench/run.sh$([ "$guest_kernel" = debug ] && echo ' --kernel debug') --rounds $rounds --mib $mib$([ "$mem" = 1G ] || echo " --mem $mem") --micro-mib $micro_mib --micro-reps $micro_reps --swap $swap$([ $micro = 1 ] || echo ' --no-micro')$([ $mttcg = 1 ] && echo " --mttcg-boots $mttcg_boots")$([ $frag = 1 ] && echo ' --frag')$([ $prof = 1 ] && echo ' --profile')$([ "$compressor" = lzo ] || echo " --compressor $compressor")${rev:+ --rev $rev}"
+	echo "command=bench/run.sh$([ "$guest_kernel" = debug ] && echo ' --kernel debug') --rounds $rounds --mib $mib$([ "$mem" = 1G ] || echo " --mem $mem") --micro-mib $micro_mib --micro-reps $micro_reps --swap $swap$([ $micro = 1 ] || echo ' --no-micro')$([ $mttcg = 1 ] && echo " --mttcg-boots $mttcg_boots")$([ $frag = 1 ] && echo ' --frag')$([ $prof = 1 ] && echo ' --profile')$([ "$compressor" = lzo ] || echo " --compressor $compressor")${memdesc:+ --memdesc}${rev:+ --rev $rev}"
 	echo "guest_wall_s=$guest_s"
 	echo "total_wall_s=$((SECONDS - t_start))"
 } >"$work/meta.txt"
