@@ -5,7 +5,7 @@
 #   1. packages (vm/deps.sh); vm/verdict-test.sh checks the run judge itself
 #   2. modules against the stock Debian 6.12 headers with W=1: any warning fails
 #   3. selftests (static binaries)
-#   4. stock 6.12 guest: all selftests (vm/check-guest.sh) under vm/run-guest.sh
+#   4. stock 6.12 guest: all selftests (vm/guest-check.sh) under vm/run-guest.sh
 #   5. ./kunit/run.sh (KUnit test kernel), then the selftests on that
 #      kernel (KASAN, UBSAN, KFENCE, DEBUG_PAGEALLOC, lockdep, PREEMPT)
 #   6. the short stress runs, on the stock kernel and on the test kernel
@@ -96,7 +96,7 @@ selftest_guest() {
 	for t in "${allow_skip[@]}"; do
 		args+=(--allow-skip "$t")
 	done
-	./vm/run-guest.sh --kernel "$kernel" --init-script vm/check-guest.sh \
+	./vm/run-guest.sh --kernel "$kernel" --init-script vm/guest-check.sh \
 		--disk 1G --mem 1G --smp 2 --timeout "$timeout" --ko "$ko" "${args[@]}" "$@" \
 		--log "$log"
 }
