@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# The short stress run for `make check` (vm/check.sh): every phase of
+# The short stress run for `make check` (scripts/check.sh): every phase of
 # stress/guest-stress.sh (storm, rmmod refusal, zpool switching races with
 # cpu hotplug, module load/unload under zswap, teardown leak checks; fault
 # injection is skipped on the stock kernel) with a 45 s budget for the timed

@@ -4,7 +4,7 @@
 # Self-test of the run judge (vm/verdict.sh, vm/splats.sh, vm/splat-patterns,
 # and vm/run-guest.sh's handling of qemu's exit) on synthetic logs: a clean
 # run passes, and every failure it must catch does fail it, for the reason
-# it must give. Run by vm/check.sh before any guest ("harness self-test").
+# it must give. Run by scripts/check.sh before any guest ("harness self-test").
 #
 # Every pattern of vm/splat-patterns must have a sample below that it alone
 # matches, so that each pattern is shown to catch something on its own; the

@@ -12,7 +12,7 @@
 #      (with fault injection), dkms build, make lint, make docs
 # then a summary. Logs: out/check/.
 #
-# usage: vm/check.sh [--only test1,test2] [--no-kunit]
+# usage: scripts/check.sh [--only test1,test2] [--no-kunit]
 #
 # No set -e: a failed stage is recorded and the run goes on to the summary.
 # shellcheck disable=SC2317 # the stage functions are called through stage()
