@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
 # make demo: install what is missing, build zsmalloc_mod against the stock
 # Debian 6.12 headers, boot that kernel in qemu, select zsmalloc_mod as
 # zswap's zpool and swap a real workload through it (vm/guest-demo.sh).

@@ -10,6 +10,8 @@
 # usage: scripts/stress.sh [DURATION] [--no-debug] [--debug-only]
 # Env: STRESS_WRITERS, STRESS_MIB (defaults: see stress/run.sh), STRESS_KCFLAGS.
 # Logs: out/stress/{stock,debug}-<S>.{log,tap}
+#
+# No set -e: a failed run is recorded, the next one still runs.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 secs=600 stock=1 debug=1

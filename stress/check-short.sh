@@ -9,6 +9,7 @@
 #
 # usage: stress/check-short.sh [--ko zsmalloc_mod.ko] [more stress/run.sh options]
 # Exit 0 = pass. Logs: out/stress/short.{log,tap}.
+set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 exec "$here/run.sh" --kernel stock --secs 45 --writers 4 --mib 32 \
 	--log "$here/../out/stress/short.log" "$@"

@@ -60,7 +60,7 @@ cd "$top"
 
 icount_runs=50 mttcg_boots=50 budget=70 icount_timeout=300 micro_mib=4 micro_reps=1 secs=5 writers=2 mib=16
 out='' keep='' resum='' stop_ours=''
-usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '4,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 2; }
 while [ $# -gt 0 ]; do
 	case $1 in
 	--icount-runs) icount_runs=$2; shift ;;

@@ -12,8 +12,8 @@
 # Busybox ash (the guests' /bin/sh, busybox-static) and POSIX sh: no arrays,
 # no [[ ]], `local` only. Sourcing it only defines functions and variables.
 #
-# No set -euo pipefail here: a library must not change its caller's shell
-# options (the guest scripts report each failed step as a TAP result).
+# No set -euo pipefail: a library must not change its caller's shell options
+# (most guest scripts report each failed step as a TAP result and go on).
 
 # ---- paths -------------------------------------------------------------
 ZSWAP_PARAMS=/sys/module/zswap/parameters	# zswap's module parameters

@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
 # Build a gzip'ed newc initramfs for a test guest (called by vm/run-guest.sh).
 #
 # usage: vm/initramfs.sh --out FILE --kver VER --init-script S
