@@ -1,8 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# make lint: checkpatch.pl --strict on every C file we own, and sparse
-# (make C=2) on the modules. Any finding fails.
+# make lint: checkpatch.pl --strict on every C file we own, sparse
+# (make C=2) on the modules, and the rules of every shell script (SPDX,
+# set -euo pipefail or why not, syntax). Any finding fails.
 #
 # usage: scripts/lint.sh [KDIR]   (default: stock Debian 6.12 headers)
 # checkpatch comes from the pristine linux-source-6.12 tree (vm/source.sh).
