@@ -10,15 +10,13 @@
 #
 # No set -euo pipefail: a test that fails is a "not ok" result and the next
 # one still runs; its status is read from /tmp/.rc, not from the pipeline.
+. /etc/guest-lib.sh
 dir=$(dirname "$0")
 limit=300
 [ "$1" = -t ] && { limit=$2; shift 2; }
 
-echo "TAP version 13"
-echo "1..$#"
-n=0
+tap_plan $#
 for t in "$@"; do
-	n=$((n + 1))
 	name=${t%%:*}
 	args=
 	[ "$name" != "$t" ] && args=$(echo "${t#*:}" | tr ',' ' ')
@@ -29,9 +27,9 @@ for t in "$@"; do
 	rc=$(cat /tmp/.rc)
 	secs=$(($(date +%s) - start))
 	case $rc in
-	0) echo "ok $n $label # ${secs}s" ;;
-	4) echo "ok $n $label # SKIP" ;;
-	124|143) echo "not ok $n $label # TIMEOUT ${limit}s" ;;
-	*) echo "not ok $n $label # exit=$rc ${secs}s" ;;
+	0) tap_ok "$label # ${secs}s" ;;
+	4) tap_ok "$label # SKIP" ;;
+	124|143) tap_nok "$label # TIMEOUT ${limit}s" ;;
+	*) tap_nok "$label # exit=$rc ${secs}s" ;;
 	esac
 done
