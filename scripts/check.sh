@@ -105,11 +105,16 @@ guest() {
 		--modprobe virtio_blk --append "$debug_opts" \
 		${only:+--append "zsmod_tests=${only//,/+}"}
 }
+# results TAP: one summary line per selftest of the guest's TAP stream,
+# under its stage's line
+results() {
+	local line
+	while read -r line; do
+		summary+=("    $line")
+	done < <(tr -d '\r' <"$1" 2>/dev/null | grep -E '^(not )?ok ')
+}
 stage "stock 6.12 guest selftests" guest
-# One line per selftest under the stage's line.
-while read -r line; do
-	summary+=("    $line")
-done < <(tr -d '\r' <"$out/stock-guest.tap" 2>/dev/null | grep -E '^(not )?ok ')
+results "$out/stock-guest.tap"
 
 # The same selftests, but the one whose checks do not apply (lifecycle,
 # badinput: knobs and module life, the same on every kernel), on the KUnit
@@ -132,9 +137,7 @@ if [ -z "$kunit" ]; then
 elif [ -x kunit/run.sh ]; then
 	stage "kunit (kunit/run.sh)" ./kunit/run.sh
 	stage "test kernel selftests (sanitizers)" debug_guest
-	while read -r line; do
-		summary+=("    $line")
-	done < <(tr -d '\r' <"$out/debug-guest.tap" 2>/dev/null | grep -E '^(not )?ok ')
+	results "$out/debug-guest.tap"
 else
 	summary+=("kunit                          skipped (no kunit/run.sh)")
 fi
