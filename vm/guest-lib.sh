@@ -10,7 +10,7 @@
 #   . /etc/guest-lib.sh
 #
 # Busybox ash (the guests' /bin/sh, busybox-static) and POSIX sh: no arrays,
-# no [[ ]], `local` only. Sourcing it only defines functions and variables.
+# no [[ ]] (`local` is fine). Sourcing it only defines functions and variables.
 #
 # No set -euo pipefail: a library must not change its caller's shell options
 # (most guest scripts report each failed step as a TAP result and go on).
