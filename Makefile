@@ -43,11 +43,11 @@ deps:
 
 # Every test suite: stock Debian 6.12 guest, then the KUnit test kernel.
 check:
-	./vm/check.sh
+	./scripts/check.sh
 
 # Boot the stock kernel, select zsmalloc_mod in zswap, swap, show stats.
 demo:
-	./vm/demo.sh
+	./scripts/demo.sh
 
 # KUnit suites on our 6.12 test kernel, verdict by kunit.py parse.
 kunit:
@@ -59,7 +59,7 @@ bench:
 
 # Long reliability run: make stress DURATION=600
 stress:
-	./vm/stress.sh $(DURATION)
+	./scripts/stress.sh $(DURATION)
 
 docs:
 	./scripts/docs.sh

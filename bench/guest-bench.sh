@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
 # Guest side of bench/run.sh (one boot of the stock kernel, -icount).
 #
 # Kernel command line knobs (set by run.sh): zsb_rounds=N measured rounds
@@ -17,6 +19,10 @@
 # module).
 # Every result goes to the TAP stream (the second serial port): "# e2e ..."
 # and "# micro ..." comment lines, one "ok"/"not ok" per step.
+#
+# No set -euo pipefail: a failed step is a "not ok" result (with its exit
+# status) and the measurements after it still run.
+. /etc/guest-lib.sh
 rounds=${zsb_rounds:-5}
 [ "${zsb_e2e:-1}" = 0 ] && rounds=-1
 mib=${zsb_mib:-64}
@@ -26,7 +32,7 @@ nb=$(echo "$backends" | wc -w)
 tail_backend=${zsb_tail:-}
 corpus=/root/corpus,/bin/busybox
 bin=/root/bench/zsmod_swap
-cg=/sys/fs/cgroup/zsb
+cg=$CGROUP_ROOT/zsb
 
 prof=${zsb_prof:-0}
 plan=$(( (rounds + 1) * nb + 2 ))
@@ -34,13 +40,7 @@ plan=$(( (rounds + 1) * nb + 2 ))
 [ "$prof" = 1 ] && plan=$((plan + nb))
 [ "$micro" = 1 ] && plan=$((plan + 1))
 [ "$micro" = 1 ] && [ "${zsb_frag:-0}" = 1 ] && plan=$((plan + 1))
-echo "TAP version 13"
-echo "1..$plan"
-n=0
-result() {	# result STATUS TEXT
-	n=$((n + 1))
-	if [ "$1" = 0 ]; then echo "ok $n $2"; else echo "not ok $n $2 # rc=$1"; fi
-}
+tap_plan $plan
 
 # --- setup: swap device, zswap on, a memcg. Swap goes to a brd RAM disk by
 # default (zsb_swap=ram): pages zswap rejects are then written and read
@@ -48,34 +48,32 @@ result() {	# result STATUS TEXT
 # zsb_swap=disk uses the virtio disk of run-guest.sh --disk instead.
 ok=0
 if [ "${zsb_swap:-ram}" = ram ]; then
-	rmmod brd 2>/dev/null
-	modprobe brd rd_nr=1 rd_size=$((mib * 2048)) || ok=1
+	swap_brd $((mib * 2048)) || ok=1
 	swapdev=/dev/ram0
 else
 	swapdev=/dev/vda
 fi
-mkswap $swapdev >/dev/null && swapon $swapdev || ok=1
-echo 1 >/sys/module/zswap/parameters/enabled || ok=1
+swap_on $swapdev || ok=1
+zswap_enable || ok=1
 comp=${zsb_compressor:-lzo}
-echo "$comp" >/sys/module/zswap/parameters/compressor
-# zswap keeps its old compressor if the new one is unavailable: check
-[ "$(cat /sys/module/zswap/parameters/compressor)" = "$comp" ] || ok=1
+# zswap keeps its old compressor if the new one is unavailable: checked
+zswap_set compressor "$comp" || ok=1
 modprobe zsmalloc_mod || ok=1
-echo +memory >/sys/fs/cgroup/cgroup.subtree_control
-mkdir -p $cg || ok=1
-for f in /sys/module/zswap/parameters/*; do
+memcg_enable
+memcg_make zsb || ok=1
+for f in $ZSWAP_PARAMS/*; do
 	echo "# param $(basename "$f")=$(cat "$f")"
 done
 echo "# swap: $(tail -n +2 /proc/swaps | tr -s ' ')"
 echo "# mem: $(grep MemTotal /proc/meminfo | tr -s ' ')"
-result $ok "setup (swap, zswap, memcg, zsmalloc_mod)"
-[ $ok = 0 ] || { echo "Bail out! setup failed"; exit 1; }
+tap_status $ok "setup (swap, zswap, memcg, zsmalloc_mod)"
+[ $ok = 0 ] || tap_bail "setup failed"
 
 # use_backend B: later zswap stores go to a fresh pool of backend B, with
 # the page cache dropped; prints the zpool zswap reports now
 use_backend() {
-	echo "$1" >/sys/module/zswap/parameters/zpool
-	cat /sys/module/zswap/parameters/zpool
+	zswap_write zpool "$1"
+	zswap_get zpool
 	sync
 	echo 3 >/proc/sys/vm/drop_caches
 }
@@ -106,7 +104,7 @@ run_micro() {
 		rc=7
 	fi
 	rmmod zsmod_bench
-	result $rc "$text"
+	tap_status $rc "$text"
 }
 
 # --- end to end: every backend once per round, order rotated per round
@@ -124,7 +122,7 @@ while [ $r -le "$rounds" ]; do
 		# in the last round, our classes table at the peak of the run
 		peak=''
 		if [ "$b" = zsmalloc_mod ] && [ "$r" = "$rounds" ]; then
-			d=$(ls -dt /sys/kernel/debug/zsmalloc_mod/*/ 2>/dev/null | head -n 1)
+			d=$(ls -dt $ZSMOD_DEBUG/*/ 2>/dev/null | head -n 1)
 			[ -n "$d" ] && peak="--peak-copy ${d}classes /tmp/peak-classes"
 		fi
 		# shellcheck disable=SC2086
@@ -135,7 +133,7 @@ while [ $r -le "$rounds" ]; do
 			sed 's/^/# peak-classes /' /tmp/peak-classes
 		[ "$got" = "$b" ] || rc=9
 		echo "# $line zpool=$got"
-		result $rc "e2e $b round $r"
+		tap_status $rc "e2e $b round $r"
 	done
 	r=$((r + 1))
 done
@@ -150,7 +148,7 @@ while [ -n "$tail_backend" ] && [ $r -le "$rounds" ]; do
 	rc=$?
 	[ "$got" = "$b" ] || rc=9
 	echo "# $line zpool=$got"
-	result $rc "e2e $b round $r (tail)"
+	tap_status $rc "e2e $b round $r (tail)"
 	r=$((r + 1))
 done
 
@@ -165,11 +163,11 @@ if [ "$prof" = 1 ]; then
 		echo "# prof-e2e $line"
 		sed "s/^/# prof $b out /" /tmp/prof-out
 		sed "s/^/# prof $b in /" /tmp/prof-in
-		result $rc "profiled e2e $b"
+		tap_status $rc "profiled e2e $b"
 	done
 	rmmod zsmod_prof
 fi
-[ -z "$tail_backend" ] && echo zsmalloc >/sys/module/zswap/parameters/zpool
+[ -z "$tail_backend" ] && zswap_write zpool zsmalloc
 
 # --- micro-benchmark module, fed with the same content stream
 if [ "$micro" = 1 ]; then
@@ -187,8 +185,8 @@ if [ "$micro" = 1 ]; then
 fi
 
 # --- leftovers: every pool should be empty again
-echo "# end stored_pages=$(cat /sys/kernel/debug/zswap/stored_pages) pool_total_size=$(cat /sys/kernel/debug/zswap/pool_total_size)"
-for d in /sys/kernel/debug/zsmalloc_mod/*/; do
+echo "# end stored_pages=$(cat $ZSWAP_DEBUG/stored_pages) pool_total_size=$(cat $ZSWAP_DEBUG/pool_total_size)"
+for d in $ZSMOD_DEBUG/*/; do
 	[ -d "$d" ] && sed "s|^|# end $(basename "$d") |" "$d/stats"
 done
-result 0 "teardown"
+tap_status 0 "teardown"

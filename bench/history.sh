@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
 # Benchmark several commits of the allocator with the current bench/ and
 # tabulate the key ratios to the in-kernel zsmalloc: which change moved what.
 #
@@ -17,7 +19,7 @@ while [ $# -gt 0 ]; do
 	--rounds) rounds=$2; shift 2 ;;
 	--out) out=$2; shift 2 ;;
 	--reuse) reuse=1; shift ;;
-	-*) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 2 ;;
+	-*) sed -n '4,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 2 ;;
 	*) break ;;
 	esac
 done

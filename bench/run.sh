@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
 # make bench: zsmalloc_mod against the in-kernel zsmalloc (and zbud), in one
 # boot of the stock Debian 6.12 kernel under qemu TCG with -icount (guest
 # time counts instructions, so timings repeat within about 1%).
@@ -77,7 +79,7 @@ while [ $# -gt 0 ]; do
 	--out) results=$2; shift ;;
 	--compressor) compressor=$2; shift ;;
 	--memdesc) memdesc=1 ;;
-	*) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 2 ;;
+	*) sed -n '4,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 2 ;;
 	esac
 	shift
 done

@@ -12,7 +12,7 @@
 #     copy of the work tree (out/kunit/src) so that objects built for other
 #     kernels in the work tree are left alone
 #  4. boot it under qemu TCG with vm/run-guest.sh (2 vCPUs, 2 GiB,
-#     numa=fake=2); kunit/guest-test.sh loads both modules and prints every
+#     numa=fake=2); kunit/guest-kunit.sh loads both modules and prints every
 #     suite's debugfs results, delimited
 #  5. feed each suite's results to kunit.py parse separately and judge
 #
@@ -33,7 +33,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/.." && pwd)
 out=${KUNIT_OUT:-$top/out/kunit}
 # The suites of kunit/zsmalloc_mod_kunit.ko, the one list of them: the guest
-# fails on a suite missing from it (kunit/guest-test.sh).
+# fails on a suite missing from it (kunit/guest-kunit.sh).
 suites=(zsmalloc_mod_alloc zsmalloc_mod_free zsmalloc_mod_migration
 	zsmalloc_mod_compaction zsmalloc_mod_dropbehind zsmalloc_mod_zpool
 	zsmalloc_mod_misuse)
@@ -79,7 +79,7 @@ for a in ${allow_skip[@]+"${allow_skip[@]}"}; do skipargs+=(--allow-skip "$a"); 
 rm -f "$out"/guest.log "$out"/guest.tap "$out"/*.ktap "$out"/*.parse
 set +e
 "$top/vm/run-guest.sh" ${skipargs[@]+"${skipargs[@]}"} --kernel "$obj/arch/x86/boot/bzImage" \
-	--init-script "$here/guest-test.sh" \
+	--init-script "$here/guest-kunit.sh" \
 	--ko "$out/src/zsmalloc_mod.ko" --ko "$out/src/kunit/zsmalloc_mod_kunit.ko" \
 	--mem "${KUNIT_MEM:-2G}" --smp 2 \
 	--append "numa=fake=2 movablecore=50% no_timer_check ${KUNIT_APPEND:-}" \

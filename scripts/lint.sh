@@ -1,9 +1,14 @@
 #!/bin/bash
-# make lint: checkpatch.pl --strict on every C file we own, and sparse
-# (make C=2) on the modules. Any finding fails.
+# SPDX-License-Identifier: GPL-2.0
+#
+# make lint: checkpatch.pl --strict on every C file we own, sparse
+# (make C=2) on the modules, and the rules of every shell script (SPDX,
+# set -euo pipefail or why not, syntax). Any finding fails.
 #
 # usage: scripts/lint.sh [KDIR]   (default: stock Debian 6.12 headers)
 # checkpatch comes from the pristine linux-source-6.12 tree (vm/source.sh).
+#
+# No set -e: every check runs; each finding sets fail=1, the exit status.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top" || exit 1
@@ -17,6 +22,25 @@ abi=$(./vm/deps.sh) || exit 1
 kdir=${1:-/usr/src/linux-headers-$abi}
 src=$(./vm/source.sh) || exit 1
 fail=0
+
+# Every shell script we own: the SPDX line in its first three lines, a
+# "set -euo pipefail" line or a comment saying why not ("# No set -e...:
+# reason"), and a clean syntax check by the shell that runs it (busybox sh
+# for the guest's /bin/sh scripts and the guest library).
+shells=$(git ls-files '*.sh' .ci/run 2>/dev/null || find . -path ./out -prune -o -name '*.sh' -print)
+nsh=0
+for f in $shells; do
+	nsh=$((nsh + 1))
+	head -3 "$f" | grep -q 'SPDX-License-Identifier:' ||
+		{ echo "$f: no SPDX-License-Identifier line"; fail=1; }
+	grep -qE '^set -euo pipefail|^# No set -e[^:]*: .' "$f" ||
+		{ echo "$f: no 'set -euo pipefail' and no '# No set -e...: reason'"; fail=1; }
+	case $(head -1 "$f") in
+	'#!/bin/bash') bash -n "$f" || fail=1 ;;
+	*) busybox sh -n "$f" || fail=1 ;;
+	esac
+done
+echo "lint: SPDX, shell options and syntax of $nsh shell scripts"
 
 # Sources only: *.mod.c are modpost's output.
 files=()

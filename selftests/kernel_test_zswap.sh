@@ -3,25 +3,23 @@
 #
 # The kernel's own zswap selftest (tools/testing/selftests/cgroup/
 # test_zswap.c of the 6.12 source, built as bin/test_zswap) with zswap on
-# the zpool backend named by $1, for run_tests.sh. vm/check-guest.sh runs it
+# the zpool backend named by $1, for run_tests.sh. vm/guest-check.sh runs it
 # once on the built-in zsmalloc and once on zsmalloc_mod in the same boot:
 # both must pass every case.
 #
 # usage: kernel_test_zswap.sh ZPOOL
 # Exit: 0 when every case passed; 1 on any failure or skip (the test itself
 # exits 0 when cases skip), or when zswap does not take the backend.
-# (POSIX sh: the guest has busybox; no pipefail needed, no pipelines.)
-set -eu
+set -euo pipefail
+. /etc/guest-lib.sh
 dir=$(dirname "$0")
 zpool=${1:?usage: $0 ZPOOL}
-param=/sys/module/zswap/parameters
 
-echo "$zpool" >"$param/zpool"
-if [ "$(cat "$param/zpool")" != "$zpool" ]; then
-	echo "zswap did not take zpool $zpool (it has $(cat "$param/zpool"))"
+if ! zswap_set zpool "$zpool"; then
+	echo "zswap did not take zpool $zpool (it has $(zswap_get zpool))"
 	exit 1
 fi
-echo "zswap: zpool $(cat "$param/zpool"), compressor $(cat "$param/compressor")"
+echo "zswap: zpool $(zswap_get zpool), compressor $(zswap_get compressor)"
 
 rc=0
 "$dir/test_zswap" >/tmp/test_zswap.out 2>&1 || rc=$?

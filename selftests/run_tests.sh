@@ -1,19 +1,22 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
 # Guest side: run selftest binaries as one TAP stream, kselftest-runner style:
 # a top-level plan, one result per binary, each binary's own TAP nested as
 # "# " comment lines. Exit codes follow kselftest: 0 pass, 4 skip, else fail.
 #
 # usage: run_tests.sh [-t SECONDS] TEST[:ARGS]...   (ARGS comma-separated,
 #        e.g. roundtrip:-b,zbud); binaries are looked up next to this script.
+#
+# No set -euo pipefail: a test that fails is a "not ok" result and the next
+# one still runs; its status is read from /tmp/.rc, not from the pipeline.
+. /etc/guest-lib.sh
 dir=$(dirname "$0")
 limit=300
 [ "$1" = -t ] && { limit=$2; shift 2; }
 
-echo "TAP version 13"
-echo "1..$#"
-n=0
+tap_plan $#
 for t in "$@"; do
-	n=$((n + 1))
 	name=${t%%:*}
 	args=
 	[ "$name" != "$t" ] && args=$(echo "${t#*:}" | tr ',' ' ')
@@ -24,9 +27,9 @@ for t in "$@"; do
 	rc=$(cat /tmp/.rc)
 	secs=$(($(date +%s) - start))
 	case $rc in
-	0) echo "ok $n $label # ${secs}s" ;;
-	4) echo "ok $n $label # SKIP" ;;
-	124|143) echo "not ok $n $label # TIMEOUT ${limit}s" ;;
-	*) echo "not ok $n $label # exit=$rc ${secs}s" ;;
+	0) tap_ok "$label # ${secs}s" ;;
+	4) tap_ok "$label # SKIP" ;;
+	124|143) tap_nok "$label # TIMEOUT ${limit}s" ;;
+	*) tap_nok "$label # exit=$rc ${secs}s" ;;
 	esac
 done

@@ -15,7 +15,7 @@
 #   ours     multi-threaded TCG (-accel tcg,thread=multi), 2 vCPUs, the stock
 #            kernel, zswap on zsmalloc_mod (auto-loaded through its alias),
 #            parallel checksummed writers (stress/storm) pushing pages out
-#            with MADV_PAGEOUT, swap on a brd RAM disk
+#            with MADV_PAGEOUT, swap on a brd RAM disk (stress/guest-mttcg.sh)
 #   builtin  the same boots with zswap on the built-in zsmalloc; our module
 #            is not even in the initramfs
 #
@@ -60,7 +60,7 @@ cd "$top"
 
 icount_runs=50 mttcg_boots=50 budget=70 icount_timeout=300 micro_mib=4 micro_reps=1 secs=5 writers=2 mib=16
 out='' keep='' resum='' stop_ours=''
-usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '4,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 2; }
 while [ $# -gt 0 ]; do
 	case $1 in
 	--icount-runs) icount_runs=$2; shift ;;
@@ -190,50 +190,6 @@ if [ "$mttcg_boots" -gt 0 ]; then
 	make -s -C "$bdir/stock/stress" >/dev/null
 fi
 
-# --- the MTTCG guest's script: swap, zswap on one backend, parallel writers
-cat >"$bdir/guest-mttcg.sh" <<'EOF'
-#!/bin/sh
-# Guest side of stress/crash-rate.sh's MTTCG boots. Command line:
-# zscr_backend=zsmalloc_mod|zsmalloc zscr_secs=S zscr_writers=N zscr_mib=M
-b=${zscr_backend:-zsmalloc} secs=${zscr_secs:-5} nw=${zscr_writers:-2} mib=${zscr_mib:-16}
-echo "TAP version 13"
-echo "1..2"
-ok=0 why=
-rmmod brd 2>/dev/null
-modprobe brd rd_nr=1 rd_size=$((nw * mib * 1024)) || why="$why brd"
-mkswap /dev/ram0 >/dev/null && swapon /dev/ram0 || why="$why swapon"
-echo 1 >/sys/module/zswap/parameters/enabled || why="$why zswap"
-echo "$b" >/sys/module/zswap/parameters/zpool || why="$why zpool"
-[ "$(cat /sys/module/zswap/parameters/zpool)" = "$b" ] || why="$why zpool-is-$(cat /sys/module/zswap/parameters/zpool)"
-if [ "$b" = zsmalloc_mod ]; then
-	[ -d /sys/module/zsmalloc_mod ] || why="$why not-loaded"
-else
-	[ -d /sys/module/zsmalloc_mod ] && why="$why zsmalloc_mod-loaded"
-fi
-echo "# backend $b, $(grep -c ^processor /proc/cpuinfo) CPUs online"
-if [ -n "$why" ]; then echo "not ok 1 setup:$why"; echo "Bail out!"; exit 1; fi
-echo "ok 1 setup (brd swap, zswap on $b)"
-out0=$(sed -n 's/^zswpout //p' /proc/vmstat)
-i=1
-while [ $i -le "$nw" ]; do
-	/root/storm -n w$i -m "$mib" -t "$secs" -s "$i" -f /bin/busybox -r /tmp/w$i >/dev/null &
-	i=$((i + 1))
-done
-rc=0
-for p in $(jobs -p); do wait "$p" || rc=$?; done
-wait || rc=$?
-mism=0
-for f in /tmp/w*; do
-	m=$(sed -n 's/^mismatches //p' "$f")
-	mism=$((mism + ${m:-1}))
-done
-out=$(($(sed -n 's/^zswpout //p' /proc/vmstat) - out0))
-echo "# writers $nw x $mib MiB, $secs s: mismatches $mism, zswpout +$out, stored_pages $(cat /sys/kernel/debug/zswap/stored_pages 2>/dev/null)"
-[ "$rc" = 0 ] && [ "$mism" = 0 ] && [ "$out" -gt 0 ] || rc=1
-if [ "$rc" = 0 ]; then echo "ok 2 writers"; else echo "not ok 2 writers"; fi
-exit "$rc"
-EOF
-
 # --- one boot
 printf 'kind\tn\tstatus\tsecs\tclass\tearly\tin_trace\tfirst_splat\n' >"$results"
 declare -A done_n=()
@@ -254,7 +210,7 @@ boot() {	# boot KIND N
 			--append "slab_nomerge debug_pagealloc=on"
 			--append "softlockup_panic=1 hung_task_panic=1 sysctl.kernel.hung_task_timeout_secs=60") ;;
 	ours | builtin)
-		args+=(--kernel "$stock_kernel" --init-script "$bdir/guest-mttcg.sh" --mttcg
+		args+=(--kernel "$stock_kernel" --init-script stress/guest-mttcg.sh --mttcg
 			--timeout $((secs * 6 + 240)) --modprobe brd
 			--files "$bdir/stock/stress/bin/storm:/root/storm")
 		if [ "$kind" = ours ]; then

@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
 # Guest side of the stress runs (stress/run.sh boots it with vm/run-guest.sh).
 # stdout is the TAP stream; "# " lines carry the counts.
 #
@@ -29,6 +31,10 @@
 #                works, nr_zspages == baseline, MemFree within tolerance
 #   8 dmesg      no splat in the kernel log, by the patterns of
 #                vm/splat-patterns (the host's verdict checks the console too)
+#
+# No set -euo pipefail: a phase that fails is a "not ok" result, and the
+# phases after it still run.
+. /etc/guest-lib.sh
 secs=${zsstress_secs:-120}
 nwriters=${zsstress_writers:-4}
 mib=${zsstress_mib:-40}
@@ -48,37 +54,23 @@ if dmesg | grep -q 'KernelAddressSanitizer initialized'; then
 	memfree_tol_kb=$((memfree_tol_kb + $(awk '$1 == "MemTotal:" { print $2 }' /proc/meminfo) / 32))
 fi
 
-Z=/sys/module/zswap/parameters
-ZD=/sys/kernel/debug/zswap
-OD=/sys/kernel/debug/zsmalloc_mod
-CG=/sys/fs/cgroup
 ST=/root/stress
 T=/tmp/zsstress
 mkdir -p $T
 
-n=0 failed=0
-ok() { n=$((n + 1)); echo "ok $n $*"; }
-nok() { n=$((n + 1)); echo "not ok $n $*"; failed=1; }
-skip() { n=$((n + 1)); echo "ok $n $1 # SKIP $2"; }	# skip NAME REASON
-note() { echo "# $*"; }
-result() {	# result NAME ERRORS-TEXT: ok when empty
-	if [ -z "$2" ]; then ok "$1"; else nok "$1 #$2"; fi
-}
-
 vmstat() { awk -v k="$1" '$1 == k { print $2 }' /proc/vmstat; }
 meminfo() { awk -v k="$1:" '$1 == k { print $2 }' /proc/meminfo; }
-zstat() { cat "$ZD/$1" 2>/dev/null || echo 0; }
 # Sum of a stats counter over every pool of ours.
 ostat() {
 	local s=0 f v
-	for f in "$OD"/*/stats; do
+	for f in "$ZSMOD_DEBUG"/*/stats; do
 		[ -f "$f" ] || continue
 		v=$(awk -v k="$1" '$1 == k { print $2 }' "$f" 2>/dev/null)
 		s=$((s + ${v:-0}))
 	done
 	echo $s
 }
-npools() { ls "$OD" 2>/dev/null | wc -l; }
+npools() { ls "$ZSMOD_DEBUG" 2>/dev/null | wc -l; }
 settle() {
 	sync
 	echo 3 >/proc/sys/vm/drop_caches
@@ -100,7 +92,7 @@ memfree() {	# best of three settled samples of MemFree + per-cpu free pages
 }
 phase_mem() {	# one settled sample after a phase: where memory goes
 	settle
-	note "memory after $1: MemFree+pcp $(($(meminfo MemFree) + $(pcpfree) - base_free))kB vs baseline (pcp $(pcpfree)kB), nr_zspages=$(vmstat nr_zspages), Slab=$(meminfo Slab)kB, PageTables=$(meminfo PageTables)kB, Shmem=$(meminfo Shmem)kB, AnonPages=$(meminfo AnonPages)kB, Percpu=$(meminfo Percpu)kB, our pools=$(npools) objs_used=$(ostat objs_used) pages_used=$(ostat pages_used)"
+	tap_note "memory after $1: MemFree+pcp $(($(meminfo MemFree) + $(pcpfree) - base_free))kB vs baseline (pcp $(pcpfree)kB), nr_zspages=$(vmstat nr_zspages), Slab=$(meminfo Slab)kB, PageTables=$(meminfo PageTables)kB, Shmem=$(meminfo Shmem)kB, AnonPages=$(meminfo AnonPages)kB, Percpu=$(meminfo Percpu)kB, our pools=$(npools) objs_used=$(ostat objs_used) pages_used=$(ostat pages_used)"
 }
 kmsg_pull() { dmesg -c >>$T/kmsg.all; }
 # Call sites of the injected failures the kernel reported (verbose=2: a
@@ -118,8 +110,8 @@ fault_sites() {	# fault_sites FROM-LINE
 	}
 	END { for (f in n) print n[f], f }' | sort -rn | head -8 | tr '\n' ',' | sed 's/,$//'
 }
-set_zpool() { echo "$1" >$Z/zpool 2>/dev/null; }
-backend() { cat $Z/zpool; }
+set_zpool() { zswap_write zpool "$1" 2>/dev/null; }
+backend() { zswap_get zpool; }
 loaded() { grep -q '^zsmalloc_mod ' /proc/modules; }
 
 # ---- background tasks ---------------------------------------------------
@@ -150,7 +142,7 @@ l_compact() {
 l_reclaim() {
 	local c=0 e=0 g
 	while running "$1"; do
-		for g in $CG/zsst-*; do
+		for g in $CGROUP_ROOT/zsst-*; do
 			[ -d "$g" ] || continue
 			if echo 4M >"$g/memory.reclaim" 2>/dev/null; then c=$((c + 1)); else e=$((e + 1)); fi
 		done
@@ -162,20 +154,20 @@ l_zswapmax() {	# a low memory.zswap.max makes zswap write entries back
 	local c=0 v g
 	while running "$1"; do
 		for v in 0 1M 4M max 2M max; do
-			for g in $CG/zsst-*; do
+			for g in $CGROUP_ROOT/zsst-*; do
 				[ -d "$g" ] && echo $v >"$g/memory.zswap.max" 2>/dev/null && c=$((c + 1))
 			done
 			sleep 0.5
 			running "$1" || break
 		done
 	done
-	for g in $CG/zsst-*; do [ -d "$g" ] && echo max >"$g/memory.zswap.max"; done
+	for g in $CGROUP_ROOT/zsst-*; do [ -d "$g" ] && echo max >"$g/memory.zswap.max"; done
 	echo "zswap.max_changes=$c" >"$T/cnt.$1"
 }
 l_ours() {	# our debugfs compact and readers, our shrinker switch
 	local c=0 r=0 s=0 d
 	while running "$1"; do
-		for d in "$OD"/*; do
+		for d in "$ZSMOD_DEBUG"/*; do
 			[ -d "$d" ] || continue
 			echo 1 >"$d/compact" 2>/dev/null && c=$((c + 1))
 			cat "$d/classes" "$d/stats" >/dev/null 2>&1 && r=$((r + 1))
@@ -237,7 +229,7 @@ l_rmmod() {	# rmmod attempts; success only possible with no pool of ours
 			done=$((done + 1))
 			# refused-while-in-use is the rule: a success right after we
 			# saw a pool with objects would be a refcount bug
-			[ "$pools" -gt 0 ] && note "rmmod succeeded while $pools pool dir(s) existed a moment before"
+			[ "$pools" -gt 0 ] && tap_note "rmmod succeeded while $pools pool dir(s) existed a moment before"
 		else
 			refused=$((refused + 1))
 		fi
@@ -263,14 +255,14 @@ w_pids= wseq=0
 # with memory.max below the set the memcg OOM-killed writers during the fill.
 memcgs_make() {	# memcgs_make NWRITERS MIB
 	local set=$((($1 + 1) / 2 * $2))
-	echo +memory >$CG/cgroup.subtree_control
+	memcg_enable
 	for g in a b; do
-		mkdir -p $CG/zsst-$g
-		echo $((set * 3 / 4))M >$CG/zsst-$g/memory.high
-		echo $((set * 2))M >$CG/zsst-$g/memory.max
+		memcg_make zsst-$g
+		echo $((set * 3 / 4))M >$CGROUP_ROOT/zsst-$g/memory.high
+		echo $((set * 2))M >$CGROUP_ROOT/zsst-$g/memory.max
 	done
 }
-memcgs_remove() { for g in $CG/zsst-*; do [ -d "$g" ] && rmdir "$g"; done; }
+memcgs_remove() { for g in $CGROUP_ROOT/zsst-*; do [ -d "$g" ] && rmdir "$g"; done; }
 writers_start() {	# writers_start TAG N MIB SECONDS [storm options]
 	local tag=$1 nw=$2 m=$3 s=$4 i g
 	shift 4
@@ -279,7 +271,7 @@ writers_start() {	# writers_start TAG N MIB SECONDS [storm options]
 	for i in $(seq "$nw"); do
 		g=a
 		[ $((i % 2)) = 0 ] && g=b
-		$ST/storm -n "$tag$i" -c $CG/zsst-$g -m "$m" -t "$s" -s $((wseq * 1000 + i)) \
+		$ST/storm -n "$tag$i" -c $CGROUP_ROOT/zsst-$g -m "$m" -t "$s" -s $((wseq * 1000 + i)) \
 			$files -r "$T/res.$tag.$i" "$@" >"$T/out.$tag.$i" 2>&1 &
 		w_pids="$w_pids $!"
 	done
@@ -309,18 +301,15 @@ writers_wait() {	# -> $wr_err (text), $wr_sum (counts)
 }
 
 phases=8
-echo "TAP version 13"
-echo "1..$phases"
-note "zsstress: secs=$secs writers=$nwriters mib=$mib kernel $(uname -r) cpus $(nproc)"
+tap_plan $phases
+tap_note "zsstress: secs=$secs writers=$nwriters mib=$mib kernel $(uname -r) cpus $(nproc)"
 
 # ---- 1 setup --------------------------------------------------------------
 err=
-if [ -b /dev/vda ] && mkswap /dev/vda >/dev/null && swapon /dev/vda; then :; else
-	echo "Bail out! no swap on /dev/vda"; exit 1
-fi
+[ -b /dev/vda ] && swap_on /dev/vda || tap_bail "no swap on /dev/vda"
 set_zpool zsmalloc || err="$err cannot select zsmalloc"
-echo 1 >$Z/enabled || err="$err cannot enable zswap"
-echo Y >$Z/shrinker_enabled || err="$err cannot enable zswap's shrinker"
+zswap_enable || err="$err cannot enable zswap"
+zswap_write shrinker_enabled Y || err="$err cannot enable zswap's shrinker"
 # The kernel log is moved into $T/kmsg.all as we go (dmesg -c): the fault
 # injection phase's stack dumps would overflow the 128 KiB ring buffer.
 dmesg -c >$T/kmsg.all
@@ -329,10 +318,10 @@ base_zspages=$(vmstat nr_zspages)
 base_free=$(memfree)
 cat /proc/meminfo >$T/meminfo.base
 cat /proc/vmstat >$T/vmstat.base
-note "baseline: nr_zspages=$base_zspages MemFree+pcp=${base_free}kB (pcp $(pcpfree)kB) MemTotal=$(meminfo MemTotal)kB"
+tap_note "baseline: nr_zspages=$base_zspages MemFree+pcp=${base_free}kB (pcp $(pcpfree)kB) MemTotal=$(meminfo MemTotal)kB"
 # The checker checks: one flipped bit must be reported as one mismatch.
 if $ST/storm -n selftest -m 1 -t 1 -X 2>/dev/null | grep -q 'mismatches 1$'; then
-	note "storm self-test: a flipped bit is reported as 1 mismatch"
+	tap_note "storm self-test: a flipped bit is reported as 1 mismatch"
 else
 	err="$err storm -X did not report its flipped bit"
 fi
@@ -340,9 +329,9 @@ loaded && err="$err zsmalloc_mod loaded before we asked for it"
 set_zpool zsmalloc_mod || err="$err cannot select zsmalloc_mod"
 loaded || err="$err zpool=zsmalloc_mod did not load the module"
 [ "$(backend)" = zsmalloc_mod ] || err="$err zpool is $(backend)"
-note "zpool=$(backend) compressor=$(cat $Z/compressor) pools=$(npools)"
-result "setup: swap, zswap, zpool=zsmalloc_mod auto-loaded" "$err"
-[ -n "$err" ] && { echo "Bail out! setup failed"; exit 1; }
+tap_note "zpool=$(backend) compressor=$(zswap_get compressor) pools=$(npools)"
+tap_result "setup: swap, zswap, zpool=zsmalloc_mod auto-loaded" "$err"
+[ -z "$err" ] || tap_bail "setup failed"
 
 t_storm=$((secs * 35 / 100))
 t_races=$((secs * 30 / 100))
@@ -356,7 +345,7 @@ t_fault=$((secs * 15 / 100))
 # ---- 2 storm --------------------------------------------------------------
 t0=$(date +%s)
 memcgs_make "$nwriters" "$mib"
-r0=$(zstat reject_alloc_fail) wb0=$(zstat written_back_pages)
+r0=$(zswap_stat reject_alloc_fail) wb0=$(zswap_stat written_back_pages)
 writers_start storm "$nwriters" "$mib" "$t_storm"
 sleep 3
 for l in compact reclaim zswapmax ours hotplug; do loop_start $l l_$l; done
@@ -372,21 +361,21 @@ while [ $(($(date +%s) - t0)) -lt $((t_storm + 120)) ]; do
 	[ $alive = 0 ] && break
 	sleep 2
 done
-pool_stats=$(cat "$OD"/*/stats 2>/dev/null | awk '{ s[$1] += $2 } END { for (k in s) printf "%s=%d ", k, s[k] }')
-note "during storm: peak objs_used=$peak_objs peak pages_used=$peak_pages (samples $samples), zswap stored_pages=$(zstat stored_pages) pool_total_size=$(zstat pool_total_size)"
+pool_stats=$(cat "$ZSMOD_DEBUG"/*/stats 2>/dev/null | awk '{ s[$1] += $2 } END { for (k in s) printf "%s=%d ", k, s[k] }')
+tap_note "during storm: peak objs_used=$peak_objs peak pages_used=$peak_pages (samples $samples), zswap stored_pages=$(zswap_stat stored_pages) pool_total_size=$(zswap_stat pool_total_size)"
 writers_wait storm
 loops_stop compact reclaim zswapmax ours hotplug
-note "storm ($(($(date +%s) - t0))s): $wr_sum"
-note "storm agitators:$(counts compact reclaim zswapmax ours hotplug)"
-note "storm zswap: written_back_pages +$(($(zstat written_back_pages) - wb0)) reject_alloc_fail +$(($(zstat reject_alloc_fail) - r0)) reject_compress_poor=$(zstat reject_compress_poor) reject_compress_fail=$(zstat reject_compress_fail) reject_reclaim_fail=$(zstat reject_reclaim_fail)"
-note "storm pool stats: $pool_stats"
+tap_note "storm ($(($(date +%s) - t0))s): $wr_sum"
+tap_note "storm agitators:$(counts compact reclaim zswapmax ours hotplug)"
+tap_note "storm zswap: written_back_pages +$(($(zswap_stat written_back_pages) - wb0)) reject_alloc_fail +$(($(zswap_stat reject_alloc_fail) - r0)) reject_compress_poor=$(zswap_stat reject_compress_poor) reject_compress_fail=$(zswap_stat reject_compress_fail) reject_reclaim_fail=$(zswap_stat reject_reclaim_fail)"
+tap_note "storm pool stats: $pool_stats"
 [ "$peak_objs" -gt 0 ] || wr_err="$wr_err our pool never held an object"
 # the agitators must have done their job too
-[ $(($(zstat written_back_pages) - wb0)) -gt 0 ] || wr_err="$wr_err zswap wrote nothing back"
+[ $(($(zswap_stat written_back_pages) - wb0)) -gt 0 ] || wr_err="$wr_err zswap wrote nothing back"
 if [ -w /sys/devices/system/cpu/cpu1/online ] && ! grep -q 'cpu1_offline=[1-9]' $T/cnt.hotplug; then
 	wr_err="$wr_err cpu1 never went offline"
 fi
-result "storm: checksummed writers + compaction, reclaim, writeback, shrinkers, hotplug" "$wr_err"
+tap_result "storm: checksummed writers + compaction, reclaim, writeback, shrinkers, hotplug" "$wr_err"
 
 phase_mem "storm"
 
@@ -412,8 +401,8 @@ writers_wait rm
 err="$err$wr_err"
 [ $refused -gt 0 ] || err="$err no attempt found objects in the pool"
 loaded || err="$err module gone"
-note "rmmod in use: $refused of $tries attempts made with objects in the pool, all refused; $wr_sum"
-result "rmmod while pools exist: refused" "$err"
+tap_note "rmmod in use: $refused of $tries attempts made with objects in the pool, all refused; $wr_sum"
+tap_result "rmmod while pools exist: refused" "$err"
 
 phase_mem "rmmod"
 
@@ -425,9 +414,9 @@ for l in switch rmmod hotplug compact; do loop_start $l l_$l; done
 writers_wait race
 loops_stop switch rmmod hotplug compact
 set_zpool zsmalloc_mod
-note "races ($(($(date +%s) - t0))s): $wr_sum"
+tap_note "races ($(($(date +%s) - t0))s): $wr_sum"
 agitators=$(counts switch rmmod hotplug compact)
-note "races agitators:$agitators"
+tap_note "races agitators:$agitators"
 loaded || wr_err="$wr_err module not loaded after the last switch to zsmalloc_mod"
 # the agitators must have done their job, or the phase proved nothing
 for want in zpool_switches compact_memory; do
@@ -437,7 +426,7 @@ echo "$agitators" | grep -q ' switch_errors=0' || wr_err="$wr_err zpool switches
 if [ -w /sys/devices/system/cpu/cpu1/online ] && ! echo "$agitators" | grep -q ' cpu1_offline=[1-9]'; then
 	wr_err="$wr_err cpu1 never went offline"
 fi
-result "races: zpool switching, rmmod attempts, cpu hotplug under writes" "$wr_err"
+tap_result "races: zpool switching, rmmod attempts, cpu hotplug under writes" "$wr_err"
 
 phase_mem "races"
 
@@ -465,10 +454,10 @@ while [ $(($(date +%s) - t0)) -lt "$t_lu" ]; do
 done
 writers_wait lu
 err="$err$wr_err"
-note "load/unload ($(($(date +%s) - t0))s): cycles=$cycles module_loads=$loads unloads=$unloads; $wr_sum"
+tap_note "load/unload ($(($(date +%s) - t0))s): cycles=$cycles module_loads=$loads unloads=$unloads; $wr_sum"
 set_zpool zsmalloc_mod
 [ $unloads -gt 0 ] || err="$err the module never unloaded"
-result "module load/unload while zswap is enabled" "$err"
+tap_result "module load/unload while zswap is enabled" "$err"
 
 phase_mem "load/unload"
 
@@ -514,7 +503,7 @@ if [ -d $FP ] && [ -d $FS ]; then
 		set_zpool $be
 		echo 25 >$d/probability
 		echo $budget >$d/times
-		ra0=$(zstat reject_alloc_fail) rk0=$(zstat reject_kmemcache_fail)
+		ra0=$(zswap_stat reject_alloc_fail) rk0=$(zswap_stat reject_kmemcache_fail)
 		t0=$(date +%s)
 		kmsg_pull
 		k0=$(($(wc -l <$T/kmsg.all) + 1))
@@ -535,8 +524,8 @@ if [ -d $FP ] && [ -d $FS ]; then
 		echo 0 >$d/probability
 		echo 0 >$d/times
 		nrep=$(tail -n +$k0 $T/kmsg.all | grep -c 'FAULT_INJECTION: forcing')
-		ra=$(($(zstat reject_alloc_fail) - ra0)) rk=$(($(zstat reject_kmemcache_fail) - rk0))
-		note "faults $fname on $be ($(($(date +%s) - t0))s): injected=$inj: $nrep reported (no __GFP_NOWARN; first callers: $(fault_sites $k0)), $((inj - nrep)) silent (__GFP_NOWARN: zpool_malloc(), swap cache insertion...); zswap reject_alloc_fail +$ra reject_kmemcache_fail +$rk; our pool peak objs_used=$peak; $wr_sum"
+		ra=$(($(zswap_stat reject_alloc_fail) - ra0)) rk=$(($(zswap_stat reject_kmemcache_fail) - rk0))
+		tap_note "faults $fname on $be ($(($(date +%s) - t0))s): injected=$inj: $nrep reported (no __GFP_NOWARN; first callers: $(fault_sites $k0)), $((inj - nrep)) silent (__GFP_NOWARN: zpool_malloc(), swap cache insertion...); zswap reject_alloc_fail +$ra reject_kmemcache_fail +$rk; our pool peak objs_used=$peak; $wr_sum"
 		err="$err$wr_err"
 		[ $be = zsmalloc_mod ] || continue
 		fsum="$fsum $fname:injected=$inj,reject_alloc_fail=+$ra"
@@ -549,12 +538,12 @@ if [ -d $FP ] && [ -d $FS ]; then
 	done
 	set_zpool zsmalloc_mod
 	dmesg -n "$printk_was"
-	note "faults: pool stats now: $(cat "$OD"/*/stats 2>/dev/null | awk '{ s[$1] += $2 } END { for (k in s) printf "%s=%d ", k, s[k] }')"
-	result "fault injection on the writers:$fsum, data intact" "$err"
+	tap_note "faults: pool stats now: $(cat "$ZSMOD_DEBUG"/*/stats 2>/dev/null | awk '{ s[$1] += $2 } END { for (k in s) printf "%s=%d ", k, s[k] }')"
+	tap_result "fault injection on the writers:$fsum, data intact" "$err"
 else
 	# the host's verdict fails this unless its caller allows it (the stock
 	# kernel has no fault injection: stress/run.sh --kernel stock does)
-	skip "fault injection" "no $FP / $FS in this kernel"
+	tap_skip "fault injection" "no $FP / $FS in this kernel"
 fi
 
 phase_mem "faults"
@@ -564,12 +553,12 @@ err=
 memcgs_remove
 swapoff /dev/vda || err="$err swapoff failed"
 objs=$(ostat objs_used)
-note "after swapoff: our pools=$(npools) objs_used=$objs pages_used=$(ostat pages_used) zswap stored_pages=$(zstat stored_pages)"
+tap_note "after swapoff: our pools=$(npools) objs_used=$objs pages_used=$(ostat pages_used) zswap stored_pages=$(zswap_stat stored_pages)"
 [ "$objs" = 0 ] || err="$err objs_used=$objs with no swap left"
 set_zpool zsmalloc
 i=0
 while [ $i -lt 60 ] && [ "$(npools)" -gt 0 ]; do i=$((i + 1)); sleep 0.5; done
-[ "$(npools)" = 0 ] || err="$err $(npools) pool(s) of ours still exist with zpool=zsmalloc: $(ls $OD)"
+[ "$(npools)" = 0 ] || err="$err $(npools) pool(s) of ours still exist with zpool=zsmalloc: $(ls $ZSMOD_DEBUG)"
 i=0
 while [ $i -lt 30 ] && loaded; do rmmod zsmalloc_mod 2>/dev/null || sleep 1; i=$((i + 1)); done
 loaded && err="$err rmmod still refused: $(grep '^zsmalloc_mod ' /proc/modules)"
@@ -577,14 +566,14 @@ end_free=$(memfree)
 end_zspages=$(vmstat nr_zspages)
 # Where the difference is: meminfo fields that moved by 1 MiB or more,
 # vmstat nr_* counters that moved by 256 pages or more.
-note "meminfo end-start (kB, |d| >= 1024): $(awk 'NR == FNR { b[$1] = $2; next } { d = $2 - b[$1]; if (d >= 1024 || d <= -1024) printf "%s%+d ", $1, d }' $T/meminfo.base /proc/meminfo)"
-note "vmstat end-start (pages, |d| >= 256): $(awk 'NR == FNR { b[$1] = $2; next } $1 ~ /^nr_/ { d = $2 - b[$1]; if (d >= 256 || d <= -256) printf "%s=%+d ", $1, d }' $T/vmstat.base /proc/vmstat)"
+tap_note "meminfo end-start (kB, |d| >= 1024): $(awk 'NR == FNR { b[$1] = $2; next } { d = $2 - b[$1]; if (d >= 1024 || d <= -1024) printf "%s%+d ", $1, d }' $T/meminfo.base /proc/meminfo)"
+tap_note "vmstat end-start (pages, |d| >= 256): $(awk 'NR == FNR { b[$1] = $2; next } $1 ~ /^nr_/ { d = $2 - b[$1]; if (d >= 256 || d <= -256) printf "%s=%+d ", $1, d }' $T/vmstat.base /proc/vmstat)"
 [ "$end_zspages" = "$base_zspages" ] || err="$err nr_zspages $end_zspages, baseline $base_zspages"
 lost=$((base_free - end_free))
 [ $lost -le "$memfree_tol_kb" ] || err="$err MemFree+pcp ${lost}kB below baseline (tolerance ${memfree_tol_kb}kB)"
-note "teardown: nr_zspages $base_zspages -> $end_zspages; MemFree+pcp ${base_free}kB -> ${end_free}kB (lost ${lost}kB, tolerance ${memfree_tol_kb}kB)"
-note "zswap at the end: $(cd $ZD && for f in *; do printf '%s=%s ' "$f" "$(cat "$f")"; done)"
-result "teardown: pools empty and gone, module unloads, nr_zspages and MemFree back" "$err"
+tap_note "teardown: nr_zspages $base_zspages -> $end_zspages; MemFree+pcp ${base_free}kB -> ${end_free}kB (lost ${lost}kB, tolerance ${memfree_tol_kb}kB)"
+tap_note "zswap at the end: $(cd $ZSWAP_DEBUG && for f in *; do printf '%s=%s ' "$f" "$(cat "$f")"; done)"
+tap_result "teardown: pools empty and gone, module unloads, nr_zspages and MemFree back" "$err"
 
 # ---- 8 dmesg --------------------------------------------------------------
 # The kernel log, not just the console: the fault injection phase lowers the
@@ -601,9 +590,9 @@ fi
 case $rc in
 0)
 	head -5 $T/splats | sed 's/^/# dmesg: /'
-	nok "no kernel splat during the run" ;;
-1) ok "no kernel splat during the run ($(grep -c 'FAULT_INJECTION' $T/kmsg.all) fault injection reports)" ;;
-3) nok "no kernel splat during the run # no splat patterns in $pat" ;;
-*) nok "no kernel splat during the run # grep -E -f $pat failed ($rc)" ;;
+	tap_nok "no kernel splat during the run" ;;
+1) tap_ok "no kernel splat during the run ($(grep -c 'FAULT_INJECTION' $T/kmsg.all) fault injection reports)" ;;
+3) tap_nok "no kernel splat during the run # no splat patterns in $pat" ;;
+*) tap_nok "no kernel splat during the run # grep -E -f $pat failed ($rc)" ;;
 esac
-exit $failed
+exit $tap_failed

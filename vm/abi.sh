@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
 # Print the newest Debian 6.12 kernel ABI (e.g. 6.12.118+deb12-amd64) for
 # which apt knows both linux-headers-<abi> and linux-image-<abi>-unsigned.
 set -euo pipefail

@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
 # /init of the test guests built by vm/initramfs.sh.
 #
 # Mounts the usual filesystems, loads /etc/modules-load, then runs
@@ -8,15 +10,14 @@
 # each result next to the kernel messages it caused. stderr goes to the
 # console only. Finally "# guest-init: exit N" (N = the script's status) ends
 # the TAP stream, and reboot -f makes qemu (-no-reboot) exit.
+#
+# No set -euo pipefail: /init must reach the reboot whatever fails (a dying
+# init is a kernel panic), and the test script's status is reported instead.
 export PATH=/bin:/sbin:/usr/bin:/usr/sbin
 export HOME=/root
 
-mount -t proc proc /proc
-mount -t sysfs sysfs /sys
-mount -t devtmpfs devtmpfs /dev 2>/dev/null || mdev -s
-mount -t tmpfs tmpfs /tmp
-mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
-mount -t cgroup2 cgroup2 /sys/fs/cgroup 2>/dev/null
+. /etc/guest-lib.sh
+guest_mounts
 
 [ -c /dev/console ] || mknod /dev/console c 5 1
 [ -c /dev/ttyS1 ] || mknod /dev/ttyS1 c 4 65

@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
 # Build a gzip'ed newc initramfs for a test guest (called by vm/run-guest.sh).
 #
 # usage: vm/initramfs.sh --out FILE --kver VER --init-script S
@@ -8,6 +10,8 @@
 # Layout of the guest root:
 #   /init                       vm/guest-init.sh (mounts, loads modules, runs S)
 #   /etc/test.sh                the init script S
+#   /etc/guest-lib.sh           vm/guest-lib.sh, the guest library: every guest
+#                               script sources it (TAP, swap, zswap, memcg)
 #   /etc/modules-load           modules /init loads before S (the --modprobe list)
 #   /bin/busybox + applets      busybox-static
 #   /lib/modules/VER/kernel/    --modprobe modules and their dependencies from
@@ -57,6 +61,7 @@ ln -sf ../bin/busybox "$root/sbin/modprobe"
 
 install -m 0755 "$here/guest-init.sh" "$root/init"
 install -m 0755 "$script" "$root/etc/test.sh"
+install -m 0644 "$here/guest-lib.sh" "$root/etc/guest-lib.sh"
 : >"$root/etc/modules-load"
 
 mdir=$root/lib/modules/$kver

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Boot a throw-away qemu guest (TCG) on a busybox initramfs, run a script in
-# it, and judge the run. Shared by vm/check.sh, vm/demo.sh, kunit/run.sh and
+# it, and judge the run. Shared by scripts/check.sh, scripts/demo.sh, kunit/run.sh and
 # the benchmarks: keep this interface stable.
 #
 # usage: vm/run-guest.sh --kernel BZIMAGE --init-script SCRIPT [options]

@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
 # Print the path of a pristine linux-source-6.12 tree extracted from the
 # installed Debian package, extracting it on first use. The tree lives in
 # the cache (outside the repository), keyed by the package version, and is

@@ -4,7 +4,7 @@
 # Self-test of the run judge (vm/verdict.sh, vm/splats.sh, vm/splat-patterns,
 # and vm/run-guest.sh's handling of qemu's exit) on synthetic logs: a clean
 # run passes, and every failure it must catch does fail it, for the reason
-# it must give. Run by vm/check.sh before any guest ("harness self-test").
+# it must give. Run by scripts/check.sh before any guest ("harness self-test").
 #
 # Every pattern of vm/splat-patterns must have a sample below that it alone
 # matches, so that each pattern is shown to catch something on its own; the
@@ -20,8 +20,8 @@ crlf() { local l; for l in "$@"; do printf '%s\r\n' "$l"; done; }
 
 # A clean console (with lines that look alarming but are not splats) and a
 # clean TAP stream: nested kselftest streams (numbered from 1 each) and a
-# KUnit suite's KTAP with parameterised cases, as vm/check-guest.sh and
-# kunit/guest-test.sh print them.
+# KUnit suite's KTAP with parameterised cases, as vm/guest-check.sh and
+# kunit/guest-kunit.sh print them.
 boot=$(crlf '[    0.000000] Linux version 6.12' \
 	'[    0.000000] Kernel command line: console=ttyS0 oops=panic panic=-1 slub_debug=FZPU page_poison=1' \
 	'[    0.100000] kasan: KernelAddressSanitizer initialized (generic)' \

@@ -6,7 +6,7 @@
 #
 #   abi=$(./vm/deps.sh) && make KDIR=/usr/src/linux-headers-$abi
 #   ./vm/run-guest.sh --kernel /boot/vmlinuz-$abi \
-#       --init-script Documentation/debugfs-sample.sh \
+#       --init-script Documentation/guest-debugfs-sample.sh \
 #       --modprobe virtio_blk --disk 1G --mem 1G --smp 2 \
 #       --ko zsmalloc_mod.ko --no-tap --log out/debugfs-sample.log
 #
@@ -16,18 +16,21 @@
 # files are deleted with auto_compact off and on, the pool is compacted
 # through debugfs, and memory compaction migrates pool pages. Every step
 # prints the classes/stats files it changed.
-mkswap /dev/vda >/dev/null && swapon /dev/vda
-echo zsmalloc_mod >/sys/module/zswap/parameters/zpool
-echo 1 >/sys/module/zswap/parameters/enabled
-echo "# zswap zpool: $(cat /sys/module/zswap/parameters/zpool)"
+#
+# No set -euo pipefail: a sample, run with --no-tap; a step that fails shows
+# in the output it prints.
+. /etc/guest-lib.sh
+swap_on /dev/vda
+zswap_write zpool zsmalloc_mod
+zswap_enable
+echo "# zswap zpool: $(zswap_get zpool)"
 echo "# module: $(grep zsmalloc_mod /proc/modules)"
 for p in /sys/module/zsmalloc_mod/parameters/*; do
 	echo "# parameter $(basename "$p") = $(cat "$p")"
 done
 
-echo +memory >/sys/fs/cgroup/cgroup.subtree_control
-mkdir /sys/fs/cgroup/sample
-echo 48M >/sys/fs/cgroup/sample/memory.max
+memcg_enable
+memcg_make sample 48M
 mount -t tmpfs -o size=600M tmpfs /mnt
 sh -c '
 echo $$ >/sys/fs/cgroup/sample/cgroup.procs
@@ -40,11 +43,11 @@ seq 1 3000000 >/mnt/seq
 dd if=/dev/urandom of=/mnt/rnd bs=1M count=8 2>/dev/null
 echo "# written: $(du -sh /mnt | cut -f1)"
 '
-for f in /sys/kernel/debug/zswap/*; do
+for f in $ZSWAP_DEBUG/*; do
 	echo "# zswap $(basename "$f") $(cat "$f")"
 done
 # our pool: zswap1, the only one in this guest
-for d in /sys/kernel/debug/zsmalloc_mod/*; do :; done
+for d in $ZSMOD_DEBUG/*; do :; done
 echo "# pool $d"
 echo "===== classes"; cat "$d/classes"
 echo "===== stats"; cat "$d/stats"

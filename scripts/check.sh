@@ -5,14 +5,14 @@
 #   1. packages (vm/deps.sh); vm/verdict-test.sh checks the run judge itself
 #   2. modules against the stock Debian 6.12 headers with W=1: any warning fails
 #   3. selftests (static binaries)
-#   4. stock 6.12 guest: all selftests (vm/check-guest.sh) under vm/run-guest.sh
+#   4. stock 6.12 guest: all selftests (vm/guest-check.sh) under vm/run-guest.sh
 #   5. ./kunit/run.sh (KUnit test kernel), then the selftests on that
 #      kernel (KASAN, UBSAN, KFENCE, DEBUG_PAGEALLOC, lockdep, PREEMPT)
 #   6. the short stress runs, on the stock kernel and on the test kernel
 #      (with fault injection), dkms build, make lint, make docs
 # then a summary. Logs: out/check/.
 #
-# usage: vm/check.sh [--only test1,test2] [--no-kunit]
+# usage: scripts/check.sh [--only test1,test2] [--no-kunit]
 #
 # No set -e: a failed stage is recorded and the run goes on to the summary.
 # shellcheck disable=SC2317 # the stage functions are called through stage()
@@ -96,7 +96,7 @@ selftest_guest() {
 	for t in "${allow_skip[@]}"; do
 		args+=(--allow-skip "$t")
 	done
-	./vm/run-guest.sh --kernel "$kernel" --init-script vm/check-guest.sh \
+	./vm/run-guest.sh --kernel "$kernel" --init-script vm/guest-check.sh \
 		--disk 1G --mem 1G --smp 2 --timeout "$timeout" --ko "$ko" "${args[@]}" "$@" \
 		--log "$log"
 }
@@ -105,11 +105,16 @@ guest() {
 		--modprobe virtio_blk --append "$debug_opts" \
 		${only:+--append "zsmod_tests=${only//,/+}"}
 }
+# results TAP: one summary line per selftest of the guest's TAP stream,
+# under its stage's line
+results() {
+	local line
+	while read -r line; do
+		summary+=("    $line")
+	done < <(tr -d '\r' <"$1" 2>/dev/null | grep -E '^(not )?ok ')
+}
 stage "stock 6.12 guest selftests" guest
-# One line per selftest under the stage's line.
-while read -r line; do
-	summary+=("    $line")
-done < <(tr -d '\r' <"$out/stock-guest.tap" 2>/dev/null | grep -E '^(not )?ok ')
+results "$out/stock-guest.tap"
 
 # The same selftests, but the one whose checks do not apply (lifecycle,
 # badinput: knobs and module life, the same on every kernel), on the KUnit
@@ -132,9 +137,7 @@ if [ -z "$kunit" ]; then
 elif [ -x kunit/run.sh ]; then
 	stage "kunit (kunit/run.sh)" ./kunit/run.sh
 	stage "test kernel selftests (sanitizers)" debug_guest
-	while read -r line; do
-		summary+=("    $line")
-	done < <(tr -d '\r' <"$out/debug-guest.tap" 2>/dev/null | grep -E '^(not )?ok ')
+	results "$out/debug-guest.tap"
 else
 	summary+=("kunit                          skipped (no kunit/run.sh)")
 fi

@@ -7,9 +7,11 @@
 # injection: adds the fault injection phase), built by kunit/build-kernel.sh
 # if it is not there yet. Each guest prints its counts as TAP comments.
 #
-# usage: vm/stress.sh [DURATION] [--no-debug] [--debug-only]
+# usage: scripts/stress.sh [DURATION] [--no-debug] [--debug-only]
 # Env: STRESS_WRITERS, STRESS_MIB (defaults: see stress/run.sh), STRESS_KCFLAGS.
 # Logs: out/stress/{stock,debug}-<S>.{log,tap}
+#
+# No set -e: a failed run is recorded, the next one still runs.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 secs=600 stock=1 debug=1
