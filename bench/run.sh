@@ -49,7 +49,9 @@
 #   --memdesc  build zsmalloc_mod in memdesc mode (make ZSMOD_MEMDESC=1, see
 #              zpdesc.h); results go to bench/results/memdesc unless --out
 #              says otherwise. Its descriptor cache (zsmod_zpdesc) counts in
-#              meta_bytes like the module's other caches
+#              meta_bytes like the module's other caches. With overlay
+#              results in bench/results, bench/modes.py writes the two modes
+#              side by side into modes.rst
 #   --rev REV  build the allocator (zsmalloc_mod.[ch], zpdesc.h, Kbuild) from
 #              commit REV instead of the working tree; bench/ always comes
 #              from the working tree. results.rst records what was built.
@@ -215,5 +217,10 @@ if [ "$prof" = 1 ]; then
 fi
 python3 bench/report.py --raw "$results/raw.txt" --meta "$work/meta.txt" --out "$results" \
 	${mt_raw:+--raw-mttcg "$mt_raw"}
+# memdesc mode against the overlay results of bench/results, when there are any
+if [ -n "$memdesc" ] && [ -f bench/results/e2e_summary.csv ]; then
+	python3 bench/modes.py --overlay bench/results --memdesc "$results" \
+		--out "$results/modes.rst"
+fi
 rm -rf "$bdir"
 echo "=== done in $((SECONDS - t_start)) s: $results/results.rst (logs in $work)"
