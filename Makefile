@@ -68,6 +68,7 @@ help:
 	@echo 'Targets:'
 	@echo '  all (default)    build zsmalloc_mod.ko (and the KUnit module on a KUnit kernel)'
 	@echo '                   against KDIR; ZSMOD_BENCH=1 adds bench/zsmod_bench.ko'
+	@echo '                   ZSMOD_MEMDESC=1: memdesc mode (a separately allocated zpdesc)'
 	@echo '  clean            remove build products'
 	@echo '  modules_install  install into /lib/modules/<kver>/updates'
 	@echo '  lint             checkpatch --strict and sparse (C=2)'

@@ -9,7 +9,11 @@
 #   5. ./kunit/run.sh (KUnit test kernel), then the selftests on that
 #      kernel (KASAN, UBSAN, KFENCE, DEBUG_PAGEALLOC, lockdep, PREEMPT)
 #   6. the short stress runs, on the stock kernel and on the test kernel
-#      (with fault injection), dkms build, make lint, make docs
+#      (with fault injection)
+#   7. memdesc mode (make ZSMOD_MEMDESC=1, zpdesc.h): the module built with
+#      W=1 and sparse, the swap selftests on the stock kernel, KUnit, the
+#      short stress on the stock kernel
+#   8. dkms build, make lint, make docs
 # then a summary. Logs: out/check/.
 #
 # usage: scripts/check.sh [--only test1,test2] [--no-kunit]
@@ -150,6 +154,35 @@ fi
 if [ -z "$only" ] && [ -n "$kunit" ]; then
 	stage "stress (short, test kernel)" ./stress/run.sh --kernel debug --secs 20 \
 		--log "$top/out/stress/debug-short.log"
+fi
+
+# memdesc mode: the same module with a separately allocated zpdesc. The
+# selftests that move data (lifecycle and badinput test knobs, the same in
+# both modes), KUnit on the sanitizer kernel, the short storm with its
+# migration and compaction agitators.
+mdir=$out/build-memdesc
+md_build() {
+	./vm/build-modules.sh "$mdir" "$kdir" "$out/build-memdesc.log" \
+		ZSMOD_MEMDESC=1 W=1 C=2 || return 1
+	[ "$(modinfo -F zpdesc "$mdir/zsmalloc_mod.ko")" = memdesc ]
+}
+md_guest() {
+	local tests=roundtrip+writeback+migrate+kernel_test_zswap.sh:zsmalloc_mod
+	selftest_guest "/boot/vmlinuz-$abi" "$mdir/zsmalloc_mod.ko" \
+		"$out/stock-guest-memdesc.log" 600 --modprobe virtio_blk \
+		--append "$debug_opts zsmod_tests=${only:+${only//,/+}}${only:-$tests}"
+}
+if stage "memdesc: modules build (W=1, sparse)" md_build; then
+	stage "memdesc: stock 6.12 guest selftests" md_guest
+	results "$out/stock-guest-memdesc.tap"
+	if [ -n "$kunit" ]; then
+		stage "memdesc: kunit" env ZSMOD_MEMDESC=1 KUNIT_OUT="$top/out/kunit-memdesc" \
+			./kunit/run.sh
+	fi
+	if [ -z "$only" ]; then
+		stage "memdesc: stress (short, stock)" ./stress/check-short.sh \
+			--ko "$mdir/zsmalloc_mod.ko" --log "$top/out/stress/short-memdesc.log"
+	fi
 fi
 
 # Packaging and style: dkms.conf builds against the stock headers, and
