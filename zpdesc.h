@@ -476,7 +476,7 @@ static inline void zpdesc_inc_zone_page_state(struct zpdesc *zpdesc)
 static inline void zpdesc_reset_page(struct page *page)
 {
 	/* a page we never managed to make movable has no ops to clear */
-	if (__PageMovable(page))
+	if (__PageMovable(page) && page_movable_ops(page))
 		__ClearPageMovable(page);
 	zpdesc_clear(page);
 	__folio_clear_zsmalloc(page_folio(page));
@@ -515,6 +515,8 @@ zpdesc_migrate_page(struct page *dst, struct page *src, enum migrate_mode mode,
 
 	__folio_set_zsmalloc(page_folio(dst));
 	rc = migrate(zpdesc_migrate_dst(dst, &blank), page_zpdesc(src), mode);
+	/* a callback fails before zpdesc_move(), never after */
+	VM_WARN_ON_ONCE(rc != MIGRATEPAGE_SUCCESS && page_private(dst));
 	if (rc != MIGRATEPAGE_SUCCESS) {
 		__folio_clear_zsmalloc(page_folio(dst));
 		return rc;

@@ -1411,6 +1411,11 @@ static bool obj_matches_handle(struct zsmod_pool *pool,
 
 	if (!pfn_valid(obj_pfn(obj)) || obj_index(obj) >= class->objs_per_zspage)
 		return false;
+	/*
+	 * Best effort, for a debug check: a page of the built-in zsmalloc
+	 * passes the type test, and its private word is read as ours; the
+	 * magic and pool checks below reject what that finds.
+	 */
 	if (!pfn_is_zsmalloc(obj_pfn(obj)))
 		return false;
 	zpdesc = obj_zpdesc(obj);
@@ -1850,6 +1855,7 @@ static void unpin_object(void)
  */
 static bool zspage_pinned(struct zsmod_zspage *zsp)
 {
+	struct zpdesc *zpdesc;
 	int cpu;
 
 	for_each_possible_cpu(cpu) {
@@ -1860,9 +1866,17 @@ static bool zspage_pinned(struct zsmod_zspage *zsp)
 		 * sees no pin also sees the bytes the mapper wrote.
 		 */
 		obj = smp_load_acquire(&per_cpu_ptr(&zsmod_map_area, cpu)->obj);
-		/* a stale pin's page may be anyone's: compare, never follow */
-		if (obj && zpdesc_zspage(obj_zpdesc(obj)) == zsp)
-			return true;
+		if (!obj)
+			continue;
+		/*
+		 * A stale pin's page may be anyone's, or free: compare its
+		 * pfn with our pages (stable under the class lock), never
+		 * look at the page itself.
+		 */
+		for (zpdesc = zsp->first_zpdesc; zpdesc;
+		     zpdesc = zspage_next(zsp, zpdesc))
+			if (zpdesc_pfn(zpdesc) == obj_pfn(obj))
+				return true;
 	}
 	return false;
 }
@@ -2042,7 +2056,6 @@ static __always_inline void *pool_map(struct zsmod_pool *pool,
 	/* what does not depend on the handshake, before its barrier */
 	obj = handle_obj(handle);
 	class = pool->obj_class[obj_class_idx(obj)];
-	zpdesc = obj_zpdesc(obj);
 	off = obj_page_offset(class, obj_index(obj));
 
 	this_cpu_write(zsmod_map_area.obj, obj);
@@ -2054,8 +2067,11 @@ static __always_inline void *pool_map(struct zsmod_pool *pool,
 	 * the handle shows where the mover put the object.
 	 */
 	if (unlikely(smp_load_acquire(&class->moving) ||
-		     handle_obj(handle) != obj ||
-		     (off > class->last_whole_off &&
+		     handle_obj(handle) != obj))
+		return map_object_slow(pool, handle, mm);
+	/* only now is obj a live object whose page nobody can take away */
+	zpdesc = obj_zpdesc(obj);
+	if (unlikely((off > class->last_whole_off &&
 		      !zpdesc_follows(zpdesc, zpdesc->next)) ||
 		     (IS_ENABLED(CONFIG_DEBUG_VM) &&
 		      !obj_matches_handle(pool, class, obj, handle))))
@@ -2429,8 +2445,8 @@ static bool zsmod_zpdesc_isolate(struct zpdesc *zpdesc, isolate_mode_t mode)
  * zspage_replace_zpdesc() - put a zpdesc in another's place in a zspage
  * @zsp: the zspage, whose class lock is held
  * @new: the zpdesc to link
- * @old: the zpdesc it replaces; if @old is not in the chain (the zpdesc
- *	itself moved to the new page), nothing changes
+ * @old: the zpdesc it replaces: in the chain; @new itself when the
+ *	descriptor moved with the page (memdesc mode)
  */
 static void zspage_replace_zpdesc(struct zsmod_zspage *zsp, struct zpdesc *new,
 				  struct zpdesc *old)
@@ -2448,6 +2464,7 @@ static void zspage_replace_zpdesc(struct zsmod_zspage *zsp, struct zpdesc *new,
 			return;
 		}
 	}
+	VM_WARN_ONCE(1, "zsmalloc_mod: a zpdesc missing from its zspage\n");
 }
 
 /**

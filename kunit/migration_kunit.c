@@ -785,7 +785,8 @@ struct page_words {
 
 static void page_words(const struct page *page, struct page_words *w)
 {
-	w->flags = page->flags & ((1UL << NR_PAGEFLAGS) - 1);
+	/* the page lock is the test's own, when it holds it */
+	w->flags = page->flags & ((1UL << NR_PAGEFLAGS) - 1) & ~(1UL << PG_locked);
 	w->mapping = (unsigned long)READ_ONCE(page->mapping);
 	w->index = READ_ONCE(page->index);
 	w->private = page_private(page);
@@ -875,18 +876,17 @@ static int alloc_on_page(struct tpool *tp, const struct tclass *c,
 }
 
 /*
- * Every word of struct page of one of our pages, before allocation, while
- * ours, after it migrated away (both pages), and after the free: each mode
- * writes exactly the words of its table. The huge class: one page per
- * zspage, whose handle the overlay keeps in index. The migration core is
- * played as in test_destroy_vs_migration(), onto a page the test made.
+ * One round of test_struct_page_words(). Return false if the page could
+ * not be had for the test's own migration (kcompactd got to it first, or
+ * the page allocator handed out another page): try again.
  */
-static void test_struct_page_words(struct kunit *test)
+static bool struct_page_words_round(struct kunit *test)
 {
 	struct tpool *tp = tpool_create(test, 64);
 	const struct tclass *c = huge_class(tp);
 	struct page_words before, dst_before, live;
 	const struct movable_operations *mops;
+	unsigned long zspages;
 	struct page *page = NULL, *dst;
 	int idx = -EAGAIN, tries, rc;
 
@@ -898,21 +898,31 @@ static void test_struct_page_words(struct kunit *test)
 		page_words(page, &before);
 		idx = alloc_on_page(tp, c, page);
 	}
-	KUNIT_ASSERT_GE_MSG(test, idx, 0, "no object on the page just freed");
+	if (idx < 0)
+		return false;
 
+	/* isolate_movable_page(), but the lock kept, as migration keeps it */
+	if (!get_page_unless_zero(page))
+		return false;
+	lock_page(page);
+	if (tpool_obj_pfn(tp, idx) != page_to_pfn(page) || !__PageMovable(page) ||
+	    !page_movable_ops(page) || PageIsolated(page)) {
+		unlock_page(page);
+		put_page(page);
+		return false;
+	}
 	expect_live_words(test, "allocated", page, &before, 0);
 	page_words(page, &live);
-
-	/* isolate_movable_page() and move_to_new_folio(), by hand */
-	get_page(page);
-	lock_page(page);
 	mops = page_movable_ops(page);
 	KUNIT_ASSERT_TRUE(test, mops->isolate_page(page, ISOLATE_UNEVICTABLE));
 	SetPageIsolated(page);
+
+	/* move_to_new_folio(): the callback with both pages locked */
 	dst = alloc_page(MOVABLE_GFP);
 	KUNIT_ASSERT_NOT_NULL(test, dst);
 	dst->index = INDEX_SENTINEL - 1;
 	page_words(dst, &dst_before);
+	zspages = nr_zspages();
 	lock_page(dst);
 	rc = mops->migrate_page(dst, page, MIGRATE_SYNC);
 	KUNIT_EXPECT_EQ(test, rc, MIGRATEPAGE_SUCCESS);
@@ -924,8 +934,14 @@ static void test_struct_page_words(struct kunit *test)
 	put_page(dst);
 	if (rc != MIGRATEPAGE_SUCCESS) {
 		put_page(page);
-		return;
+		return true;
 	}
+	if (IS_ENABLED(CONFIG_ZSMALLOC))
+		KUNIT_EXPECT_EQ_MSG(test, nr_zspages(), zspages,
+				    "NR_ZSPAGES changed by a migration");
+	/* ours only: the zspage's reference moved to the destination */
+	KUNIT_EXPECT_EQ(test, page_ref_count(page), 1);
+	KUNIT_EXPECT_EQ(test, page_ref_count(dst), 1);
 	KUNIT_EXPECT_EQ(test, tpool_obj_pfn(tp, idx), page_to_pfn(dst));
 	/* overlay: the zspage moves; memdesc: the descriptor itself */
 	expect_live_words(test, "migration destination", dst, &dst_before,
@@ -940,7 +956,29 @@ static void test_struct_page_words(struct kunit *test)
 	get_page(dst);
 	free_destroy_check(tp);
 	expect_released_words(test, "freed", dst, &dst_before);
+	KUNIT_EXPECT_EQ(test, page_ref_count(dst), 1);
 	put_page(dst);
+	return true;
+}
+
+/*
+ * Every word of struct page of one of our pages, before allocation, while
+ * ours, after it migrated away (both pages) and after the free: each mode
+ * writes exactly the words of its table, and the references and
+ * NR_ZSPAGES follow the page. The huge class: one page per zspage, whose
+ * handle the overlay keeps in index. The migration core is played as in
+ * test_destroy_vs_migration(), onto a page the test made.
+ */
+static void test_struct_page_words(struct kunit *test)
+{
+	unsigned int tries = 0;
+
+	while (!struct_page_words_round(test)) {
+		if (++tries == 5) {
+			KUNIT_FAIL(test, "the page kept moving away");
+			return;
+		}
+	}
 }
 #else
 static void test_struct_page_words(struct kunit *test)
