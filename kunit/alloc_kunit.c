@@ -281,8 +281,7 @@ static void test_span_rw(struct kunit *test)
 	 * failing it leaves the pages to come one by one.
 	 */
 	fi_setup(test);
-	fi_set(test, K_MINORDER, 1);
-	fi_set(test, K_IGN_WAIT, 1);
+	fi_page_filter(test, 1, true);
 	first = tp->n;
 	set_fail_nth(1);
 	idx = tpool_alloc(tp, len_for_class(c), GFP_KERNEL);
@@ -492,13 +491,9 @@ static void enomem_kth_page(struct kunit *test, struct tpool *tp, size_t len, gf
 		zsmod_pool_stats(tp->pool, &before);
 		zsp = nr_zspages();
 		handle = 0;
-		fi_set(test, K_SPACE, k + 1);
-		fi_set(test, K_PROB, 100);
-		set_make_it_fail(1);
+		fi_fail_pages(k + 1);
 		ret = zsmod_malloc(tp->pool, len, gfp, &handle);
-		set_make_it_fail(0);
-		fi_set(test, K_PROB, 0);
-		fi_set(test, K_SPACE, 0);
+		fi_fail_pages_end();
 		if (!ret) {
 			zsmod_pool_stats(tp->pool, &after);
 			KUNIT_EXPECT_GE_MSG(test, k, ppz,

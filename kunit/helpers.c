@@ -2,14 +2,12 @@
 /*
  * What the suites of zsmalloc_mod_kunit.ko share: object contents, exact
  * page counters, the size class table, test pools released when a test
- * ends, fault injection knobs and the module's parameters (page migration
+ * ends, fault injection and the module's parameters (page migration
  * is in migrate_helpers.c). Declared in helpers.h.
  */
 #include <kunit/resource.h>
 #include <kunit/test.h>
 #include <linux/atomic.h>
-#include <linux/dcache.h>
-#include <linux/debugfs.h>
 #include <linux/delay.h>
 #include <linux/err.h>
 #include <linux/fs.h>
@@ -653,145 +651,69 @@ unsigned long tpool_obj_pfn(struct tpool *tp, unsigned int idx)
 }
 
 /* ---------------------------------------------------------------------- */
-/* Fault injection knobs (debugfs)                                         */
+/* Fault injection (kunit/patches/0003)                                    */
 
-/*
- * The knobs are reached through debugfs but not read or written as files
- * (kernel_read/kernel_write need read_iter/write_iter, which debugfs
- * attribute files lack): each attribute file's inode holds a pointer to the
- * variable behind it, of the type its debugfs_create_*() call implies.
- */
-enum ktype { KT_UL, KT_ATOMIC, KT_BOOL, KT_U32 };
+#ifdef HAVE_FI
+/* fail_page_alloc's fault attributes, for make_it_fail windows */
+static struct fault_attr *fi_pages;
 
-struct knob {
-	const char *dir, *name;
-	enum ktype type;
-	void *p;
-	long saved;
-};
-
-static struct knob fi_knobs[NR_KNOBS] = {
-	[K_PROB]	 = { "fail_page_alloc", "probability", KT_UL },
-	[K_INTERVAL]	 = { "fail_page_alloc", "interval", KT_UL },
-	[K_TIMES]	 = { "fail_page_alloc", "times", KT_ATOMIC },
-	[K_SPACE]	 = { "fail_page_alloc", "space", KT_ATOMIC },
-	[K_VERBOSE]	 = { "fail_page_alloc", "verbose", KT_UL },
-	[K_TASKF]	 = { "fail_page_alloc", "task-filter", KT_BOOL },
-	[K_MINORDER]	 = { "fail_page_alloc", "min-order", KT_U32 },
-	[K_IGN_WAIT]	 = { "fail_page_alloc", "ignore-gfp-wait", KT_BOOL },
-	[K_IGN_HIGH]	 = { "fail_page_alloc", "ignore-gfp-highmem", KT_BOOL },
-	[K_SLAB_PROB]	 = { "failslab", "probability", KT_UL },
-	[K_SLAB_VERBOSE] = { "failslab", "verbose", KT_UL },
-	[K_SLAB_TASKF]	 = { "failslab", "task-filter", KT_BOOL },
-};
-
-static void *knob_ptr(const char *dir, const char *name)
+static void fi_end(void *unused)
 {
-	struct dentry *d, *f;
-	void *p = NULL;
-
-	d = debugfs_lookup(dir, NULL);
-	if (IS_ERR_OR_NULL(d))
-		return NULL;
-	f = debugfs_lookup(name, d);
-	if (!IS_ERR_OR_NULL(f)) {
-		p = d_inode(f)->i_private;
-		dput(f);
-	}
-	dput(d);
-	return p;
-}
-
-static long knob_get(const struct knob *k)
-{
-	switch (k->type) {
-	case KT_UL:
-		return READ_ONCE(*(unsigned long *)k->p);
-	case KT_ATOMIC:
-		return atomic_read((atomic_t *)k->p);
-	case KT_BOOL:
-		return READ_ONCE(*(bool *)k->p);
-	default:
-		return READ_ONCE(*(u32 *)k->p);
-	}
-}
-
-static void knob_put(const struct knob *k, long v)
-{
-	switch (k->type) {
-	case KT_UL:
-		WRITE_ONCE(*(unsigned long *)k->p, v);
-		break;
-	case KT_ATOMIC:
-		atomic_set((atomic_t *)k->p, v);
-		break;
-	case KT_BOOL:
-		WRITE_ONCE(*(bool *)k->p, !!v);
-		break;
-	default:
-		WRITE_ONCE(*(u32 *)k->p, v);
-		break;
-	}
+	set_fail_nth(0);
+	set_make_it_fail(0);
 }
 
 /**
- * fi_set() - Set a fault injection knob (after fi_setup())
+ * fi_page_filter() - Choose the page allocations this task may fail
  * @test: the test
- * @k: the knob, K_*
- * @v: its value
+ * @min_order: the smallest order that may fail
+ * @ignore_gfp_reclaim: do not fail allocations that may reclaim directly
+ *
+ * Until the test ends (the previous settings come back then).
  */
-void fi_set(struct kunit *test, int k, long v)
+void fi_page_filter(struct kunit *test, u32 min_order, bool ignore_gfp_reclaim)
 {
-	knob_put(&fi_knobs[k], v);
-}
-
-static void fi_restore(void *unused)
-{
-	int i;
-
-	set_fail_nth(0);
-	set_make_it_fail(0);
-	/* probabilities first, so nothing fails while the rest is restored */
-	knob_put(&fi_knobs[K_PROB], fi_knobs[K_PROB].saved);
-	knob_put(&fi_knobs[K_SLAB_PROB], fi_knobs[K_SLAB_PROB].saved);
-	for (i = 0; i < ARRAY_SIZE(fi_knobs); i++)
-		knob_put(&fi_knobs[i], fi_knobs[i].saved);
+	fi_pages = fail_page_alloc_kunit_task_only(test, min_order, ignore_gfp_reclaim);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, fi_pages);
 }
 
 /**
  * fi_setup() - Let the test task alone fail allocations on demand
  * @test: the test
  *
- * Make fail_page_alloc and failslab able to fail any allocation of a task
- * that asks for it (fail_nth or make_it_fail), and nothing else: probability
- * 0 (fail_nth does not look at it), task filter on, no gfp/order exemptions,
- * silent. Restored when the test ends.
+ * Until the test ends, fail_page_alloc fails any page allocation of this
+ * task, and failslab any slab allocation without direct reclaim, when the
+ * task asks for it (fail_nth, or make_it_fail in fi_fail_pages()); no other
+ * task sees a failure, and none is reported.
  */
 void fi_setup(struct kunit *test)
 {
-	int i;
-
-	for (i = 0; i < ARRAY_SIZE(fi_knobs); i++) {
-		fi_knobs[i].p = knob_ptr(fi_knobs[i].dir, fi_knobs[i].name);
-		KUNIT_ASSERT_NOT_NULL_MSG(test, fi_knobs[i].p,
-					  "no debugfs knob %s/%s (CONFIG_FAIL_PAGE_ALLOC, FAILSLAB, FAULT_INJECTION_DEBUG_FS?)",
-					  fi_knobs[i].dir, fi_knobs[i].name);
-		fi_knobs[i].saved = knob_get(&fi_knobs[i]);
-	}
-	KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test, fi_restore, NULL));
-	fi_set(test, K_PROB, 0);
-	fi_set(test, K_SLAB_PROB, 0);
-	fi_set(test, K_INTERVAL, 1);
-	fi_set(test, K_TIMES, -1);
-	fi_set(test, K_SPACE, 0);
-	fi_set(test, K_VERBOSE, 0);
-	fi_set(test, K_SLAB_VERBOSE, 0);
-	fi_set(test, K_TASKF, 1);
-	fi_set(test, K_SLAB_TASKF, 1);
-	fi_set(test, K_MINORDER, 0);
-	fi_set(test, K_IGN_WAIT, 0);
-	fi_set(test, K_IGN_HIGH, 0);
+	fi_page_filter(test, 0, false);
+	KUNIT_ASSERT_EQ(test, failslab_kunit_task_only(test, true), 0);
+	KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test, fi_end, NULL));
 }
+
+/**
+ * fi_fail_pages() - Fail every page allocation of this task (make_it_fail)
+ * @space: pages let through first, plus one (fault_attr's space: an
+ *	    allocation of order n passes while more than 2^n are left)
+ *
+ * Until fi_fail_pages_end(); after fi_setup().
+ */
+void fi_fail_pages(unsigned int space)
+{
+	atomic_set(&fi_pages->space, space);
+	WRITE_ONCE(fi_pages->probability, 100);
+	set_make_it_fail(1);
+}
+
+void fi_fail_pages_end(void)
+{
+	set_make_it_fail(0);
+	WRITE_ONCE(fi_pages->probability, 0);
+	atomic_set(&fi_pages->space, 0);
+}
+#endif
 
 /* ---------------------------------------------------------------------- */
 /* Objects that straddle two pages                                         */

@@ -2,7 +2,7 @@
 /*
  * What the suites of zsmalloc_mod_kunit.ko share: object contents, exact
  * page counters, the size class table, test pools released when a test
- * ends, fault injection knobs and the module's parameters (helpers.c), and
+ * ends, fault injection and the module's parameters (helpers.c), and
  * page migration (migrate_helpers.c); and the suites themselves, which
  * zsmalloc_mod_kunit_main.c registers.
  */
@@ -10,6 +10,7 @@
 #define ZSMALLOC_MOD_KUNIT_HELPERS_H
 
 #include <kunit/test.h>
+#include <linux/fault-inject.h>
 #include <linux/gfp.h>
 #include <linux/page-flags.h>
 #include <linux/sched.h>
@@ -167,30 +168,32 @@ unsigned int span_rw_zspage(struct tpool *tp, const struct tclass *c,
 bool pfns_consecutive(struct tpool *tp, unsigned int idx);
 
 /* ---------------------------------------------------------------------- */
-/* Fault injection: fail_nth and make_it_fail of the test task, and the    */
-/* knobs of fail_page_alloc and failslab (debugfs)                         */
+/* Fault injection: fail_nth and make_it_fail of the test task, which       */
+/* fail_page_alloc and failslab honour for it alone (kunit/patches/0003)    */
 
-#if defined(CONFIG_FAIL_PAGE_ALLOC) && defined(CONFIG_FAULT_INJECTION_DEBUG_FS)
+#if defined(CONFIG_FAIL_PAGE_ALLOC) && defined(CONFIG_FAILSLAB) && \
+	defined(FAULT_INJECT_KUNIT_TASK_ONLY)
 #define HAVE_FI 1
 static inline void set_fail_nth(unsigned int n) { current->fail_nth = n; }
 static inline unsigned int get_fail_nth(void) { return current->fail_nth; }
 static inline void set_make_it_fail(int v) { current->make_it_fail = v; }
 #define NEED_FI(test) ((void)(test))
+
+/* Failures for this task only, settings restored when the test ends. */
+void fi_setup(struct kunit *test);
+void fi_page_filter(struct kunit *test, u32 min_order, bool ignore_gfp_reclaim);
+/* Every page allocation fails, but for @space - 1 pages, until _end(). */
+void fi_fail_pages(unsigned int space);
+void fi_fail_pages_end(void);
 #else
 static inline void set_fail_nth(unsigned int n) { }
 static inline unsigned int get_fail_nth(void) { return 0; }
-static inline void set_make_it_fail(int v) { }
+static inline void fi_setup(struct kunit *test) { }
+static inline void fi_fail_pages(unsigned int space) { }
+static inline void fi_fail_pages_end(void) { }
 #define NEED_FI(test) \
-	kunit_skip(test, "needs CONFIG_FAIL_PAGE_ALLOC and CONFIG_FAULT_INJECTION_DEBUG_FS")
+	kunit_skip(test, "needs CONFIG_FAIL_PAGE_ALLOC, CONFIG_FAILSLAB and kunit/patches/0003")
 #endif
-
-/* The knobs fi_set() sets: fail_page_alloc's, then failslab's */
-enum { K_PROB, K_INTERVAL, K_TIMES, K_SPACE, K_VERBOSE, K_TASKF, K_MINORDER,
-	K_IGN_WAIT, K_IGN_HIGH, K_SLAB_PROB, K_SLAB_VERBOSE, K_SLAB_TASKF, NR_KNOBS };
-
-/* Failures for this task only, knobs restored when the test ends. */
-void fi_setup(struct kunit *test);
-void fi_set(struct kunit *test, int k, long v);
 
 /* ---------------------------------------------------------------------- */
 /* The module's parameters                                                 */

@@ -270,12 +270,10 @@ next_round:
 		np = zspage_pfns(tp, vidx, pfns);
 		for (j = 0; j < np; j++) {
 			tries++;
-			fi_set(test, K_PROB, 100);
-			set_make_it_fail(1);
+			fi_fail_pages(0);
 			ret = alloc_contig_range(pfns[j], pfns[j] + 1, MIGRATE_MOVABLE,
 						 GFP_KERNEL | __GFP_NOWARN);
-			set_make_it_fail(0);
-			fi_set(test, K_PROB, 0);
+			fi_fail_pages_end();
 			if (!ret)
 				free_contig_range(pfns[j], 1);
 			KUNIT_EXPECT_NE_MSG(test, ret, 0,

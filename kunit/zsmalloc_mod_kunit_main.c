@@ -33,10 +33,10 @@
  * run on the test kernel if any suite is skipped).
  *
  * Fault injection: the -ENOMEM tests use the per-task fail_nth counter
- * (what /proc/<pid>/fail-nth sets) with fail_page_alloc/failslab set up
- * through their debugfs knobs (debugfs must be mounted at /sys/kernel/debug),
- * so no other task ever sees an injected failure; the knobs are restored
- * when each test ends.
+ * (what /proc/<pid>/fail-nth sets) with fail_page_alloc/failslab put in a
+ * "this task only" mode by the test kernel's kunit/patches/0003 (no debugfs
+ * needed), so no other task ever sees an injected failure; the previous
+ * settings come back when each test ends. Elsewhere those tests are skipped.
  */
 #include <kunit/test.h>
 #include <linux/module.h>
