@@ -541,6 +541,30 @@ static int destroyer_fn(void *arg)
 }
 
 /*
+ * move_to_new_folio() for a page the test isolated and locked, as the
+ * migration core does: the callback with both pages locked, a putback if
+ * it failed. Both pages come back unlocked, @page no longer isolated; the
+ * test's reference to @dst is dropped, the one to @page kept.
+ */
+static int migrate_isolated(struct kunit *test,
+			    const struct movable_operations *mops,
+			    struct page *page, struct page *dst)
+{
+	int rc;
+
+	lock_page(dst);
+	rc = mops->migrate_page(dst, page, MIGRATE_SYNC);
+	KUNIT_EXPECT_EQ(test, rc, MIGRATEPAGE_SUCCESS);
+	if (rc != MIGRATEPAGE_SUCCESS)
+		mops->putback_page(page);
+	ClearPageIsolated(page);
+	unlock_page(page);
+	unlock_page(dst);
+	put_page(dst);
+	return rc;
+}
+
+/*
  * One round of test_destroy_vs_migration() on a zspage of a small class
  * or the huge class. Return false if the page could not be isolated
  * (kcompactd got to it first: try again).
@@ -555,7 +579,6 @@ static bool destroy_during_migration(struct kunit *test, bool huge)
 	struct page *page, *newpage;
 	struct task_struct *kth;
 	struct destroyer *d;
-	int rc;
 
 	KUNIT_ASSERT_NOT_NULL(test, c);
 	d = kunit_kzalloc(test, sizeof(*d), GFP_KERNEL);
@@ -631,17 +654,8 @@ static bool destroy_during_migration(struct kunit *test, bool huge)
 				    "destroy left slot headers that say allocated");
 	}
 
-	/* move_to_new_folio(): the callback with both pages locked */
-	lock_page(newpage);
-	rc = mops->migrate_page(newpage, page, MIGRATE_SYNC);
-	KUNIT_EXPECT_EQ(test, rc, MIGRATEPAGE_SUCCESS);
-	if (rc != MIGRATEPAGE_SUCCESS)
-		mops->putback_page(page);
-	ClearPageIsolated(page);
-	unlock_page(page);
+	migrate_isolated(test, mops, page, newpage);
 	put_page(page);
-	unlock_page(newpage);
-	put_page(newpage);
 
 	if (!wait_for_completion_timeout(&d->done, 10 * HZ)) {
 		KUNIT_FAIL(test, "destroy still waits 10 s after the page locks dropped");
@@ -915,21 +929,12 @@ static bool struct_page_words_round(struct kunit *test)
 	KUNIT_ASSERT_TRUE(test, mops->isolate_page(page, ISOLATE_UNEVICTABLE));
 	SetPageIsolated(page);
 
-	/* move_to_new_folio(): the callback with both pages locked */
 	dst = alloc_page(MOVABLE_GFP);
 	KUNIT_ASSERT_NOT_NULL(test, dst);
 	dst->index = INDEX_SENTINEL - 1;
 	page_words(dst, &dst_before);
 	zspages = nr_zspages();
-	lock_page(dst);
-	rc = mops->migrate_page(dst, page, MIGRATE_SYNC);
-	KUNIT_EXPECT_EQ(test, rc, MIGRATEPAGE_SUCCESS);
-	if (rc != MIGRATEPAGE_SUCCESS)
-		mops->putback_page(page);
-	ClearPageIsolated(page);
-	unlock_page(page);
-	unlock_page(dst);
-	put_page(dst);
+	rc = migrate_isolated(test, mops, page, dst);
 	if (rc != MIGRATEPAGE_SUCCESS) {
 		put_page(page);
 		return true;
