@@ -3342,6 +3342,28 @@ unsigned int zsmod_kunit_frees_queued(struct zsmod_pool *pool,
 	return queued;
 }
 EXPORT_SYMBOL_IF_KUNIT(zsmod_kunit_frees_queued);
+
+/**
+ * zsmod_kunit_hold_drain() - keep the pool's drain worker from running
+ * @pool: the pool
+ * @hold: true to hold it (waits for a run in progress), false to let it
+ *	go again; it then runs at once if frees are queued
+ *
+ * With the worker held, queued frees stay queued until a reader of the
+ * pool (a malloc that finds no room, compaction, the shrinker, stats) or
+ * the release runs them, so a test can, say, take their CPU offline first.
+ */
+void zsmod_kunit_hold_drain(struct zsmod_pool *pool, bool hold)
+{
+	if (hold) {
+		disable_delayed_work_sync(&pool->drain_work);
+		return;
+	}
+	enable_delayed_work(&pool->drain_work);
+	if (!cpumask_empty(pool->queued_cpus))
+		mod_delayed_work(system_wq, &pool->drain_work, 0);
+}
+EXPORT_SYMBOL_IF_KUNIT(zsmod_kunit_hold_drain);
 #endif
 
 /* ---- CPU hotplug: the per-CPU copy buffers ---------------------------- */

@@ -705,8 +705,9 @@ static void test_destroy_vs_migration(struct kunit *test)
 
 /*
  * CPU hotplug, deterministically: take a CPU offline with frees queued on
- * it (fewer than a batch, so only the drain worker or a reader runs them)
- * and bring it back. The frees are not lost: they run without their CPU.
+ * it (fewer than a batch, so only the drain worker or a reader runs them;
+ * the test holds the worker until the CPU is gone) and bring it back. The
+ * frees are not lost: the worker, let go, runs them without their CPU.
  * The CPU's copy buffer, freed when it died and allocated again when it
  * came back, carries objects that span two pages that are not adjacent.
  */
@@ -718,12 +719,17 @@ static void cpu_online_again(void *arg)
 		add_cpu(cpu);
 }
 
+static void release_drain(void *pool)
+{
+	zsmod_kunit_hold_drain(pool, false);
+}
+
 static void test_cpu_hotplug(struct kunit *test)
 {
 	const unsigned int nfree = 4;
 	struct tpool *tp = tpool_create(test, 4096);
 	const struct tclass *c = pick_class(tp, 2, true);
-	unsigned int i, round, queued = 0, cpu = nr_cpu_ids, wrote;
+	unsigned int i, queued, cpu = nr_cpu_ids, wrote;
 	unsigned long deadline;
 	unsigned int first;
 	int ret;
@@ -736,24 +742,22 @@ static void test_cpu_hotplug(struct kunit *test)
 	KUNIT_ASSERT_LT_MSG(test, cpu, nr_cpu_ids, "needs a second CPU that can go offline");
 	KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test, cpu_online_again,
 							   (void *)(unsigned long)cpu));
-	for (i = 0; i < 8 * nfree; i++)
+	for (i = 0; i < 2 * nfree; i++)
 		KUNIT_ASSERT_GE(test, tpool_alloc(tp, len_for_class(c), MOVABLE_GFP), 0);
 
-	/* a round whose frees the drain worker ran before the CPU died: again */
-	for (round = 0; round < 8 && queued != nfree; round++) {
-		KUNIT_ASSERT_EQ(test, set_cpus_allowed_ptr(current, cpumask_of(cpu)), 0);
-		for (i = round * nfree; i < (round + 1) * nfree; i++)
-			tpool_free(tp, i);
-		KUNIT_ASSERT_EQ(test, set_cpus_allowed_ptr(current, cpu_possible_mask), 0);
-		ret = remove_cpu(cpu);
-		KUNIT_ASSERT_EQ_MSG(test, ret, 0, "cpu%u would not go offline", cpu);
-		queued = zsmod_kunit_frees_queued(tp->pool, cpu);
-		if (queued != nfree)
-			KUNIT_ASSERT_EQ(test, add_cpu(cpu), 0);
-	}
-	KUNIT_ASSERT_EQ_MSG(test, queued, nfree,
-			    "in %u rounds the drain worker always ran first", round);
-	/* the drain worker runs them within a tenth of a second */
+	zsmod_kunit_hold_drain(tp->pool, true);
+	KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test, release_drain,
+							   tp->pool));
+	KUNIT_ASSERT_EQ(test, set_cpus_allowed_ptr(current, cpumask_of(cpu)), 0);
+	for (i = 0; i < nfree; i++)
+		tpool_free(tp, i);
+	KUNIT_ASSERT_EQ(test, set_cpus_allowed_ptr(current, cpu_possible_mask), 0);
+	ret = remove_cpu(cpu);
+	KUNIT_ASSERT_EQ_MSG(test, ret, 0, "cpu%u would not go offline", cpu);
+	queued = zsmod_kunit_frees_queued(tp->pool, cpu);
+	KUNIT_ASSERT_EQ_MSG(test, queued, nfree, "frees queued on cpu%u before it died", cpu);
+	/* let go, the drain worker runs them at once */
+	kunit_release_action(test, release_drain, tp->pool);
 	deadline = jiffies + 2 * HZ;
 	while (zsmod_kunit_frees_queued(tp->pool, cpu) && time_before(jiffies, deadline))
 		msleep(20);
