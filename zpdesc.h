@@ -171,8 +171,9 @@ static inline void zpdesc_free_desc(struct zpdesc *zpdesc)
 
 #define ZPDESC_MODE "memdesc"
 
-/**
- * struct zpdesc - memory descriptor of one page of a zspage, memdesc mode
+/*
+ * struct zpdesc, memdesc mode (kernel-doc above documents the overlay's;
+ * this layout is in Documentation/design.rst, "Memdesc mode")
  * @page: the page this descriptor describes; it changes when the page is
  *	migrated (the descriptor moves with the data).
  * @next: next page of the same zspage, NULL on the last page.
@@ -266,8 +267,8 @@ static inline void zpdesc_clear(struct page *page)
 	set_page_private(page, 0);
 }
 
-/**
- * zpdesc_move() - make a migration's destination page take over a zpdesc
+/*
+ * zpdesc_move(), memdesc mode (see the overlay's kernel-doc above)
  * @dst: the destination's zpdesc, as the migrate callback received it: a
  *	blank on the callback's stack
  * @src: the zpdesc of the page being migrated
