@@ -541,6 +541,20 @@ static int destroyer_fn(void *arg)
 }
 
 /*
+ * The word that holds a huge zspage's handle: page->index in the overlay
+ * mode; in memdesc mode the descriptor's second word (its layout in
+ * Documentation/design.rst), which page->private points to.
+ */
+static unsigned long huge_handle_word(struct page *page)
+{
+#ifdef ZSMOD_MEMDESC
+	return ((unsigned long *)page_private(page))[1];
+#else
+	return page->index;
+#endif
+}
+
+/*
  * move_to_new_folio() for a page the test isolated and locked, as the
  * migration core does: the callback with both pages locked, a putback if
  * it failed. Both pages come back unlocked, @page no longer isolated; the
@@ -639,7 +653,7 @@ static bool destroy_during_migration(struct kunit *test, bool huge)
 	 * index) may still say allocated.
 	 */
 	if (huge) {
-		KUNIT_EXPECT_EQ_MSG(test, page->index & 1, 0UL,
+		KUNIT_EXPECT_EQ_MSG(test, huge_handle_word(page) & 1, 0UL,
 				    "destroy left the huge zspage's handle word set");
 	} else {
 		unsigned long *word, off, set = 0;

@@ -24,8 +24,11 @@
 /*
  * Leak checks over CYCLES cycles, each creating a pool of ours and swapping
  * 8 MiB through it.
- * - nr_zspages (vmstat, kept by the module for every zspage page) must come
- *   back exactly: a leaked zspage shows as a difference.
+ * - nr_zspages (vmstat, kept by the module for every zspage page) must not
+ *   grow: a leaked zspage shows as a rise. It may fall: the built-in
+ *   zsmalloc counts there too, and a pool of an earlier test can give its
+ *   pages back during the cycles, when the swap slots still cached for it
+ *   are freed.
  * - Slab, per-cpu and vmalloc: a leaked pool (kzalloc'ed size classes alone
  *   are tens of kB) or per-cpu area per cycle exceeds these bounds, while
  *   the spread measured without leaks in this guest (1 GiB, 2 CPUs) stays
@@ -169,9 +172,9 @@ int main(int argc, char **argv)
 			 b.percpu - a.percpu <= TOL_PERCPU_KB &&
 			 b.vmalloc - a.vmalloc <= TOL_VMALLOC_KB &&
 			 a.memfree - b.memfree <= TOL_MEMFREE_KB &&
-			 b.zspages == a.zspages && b.modules == a.modules &&
+			 b.zspages <= a.zspages && b.modules == a.modules &&
 			 !module_loaded(ZSMOD_NAME),
-			 "cycles leak nothing (zspages exact; kB: slab %d, percpu %d, vmalloc %d, free %d)\n",
+			 "cycles leak nothing (zspages no more; kB: slab %d, percpu %d, vmalloc %d, free %d)\n",
 			 TOL_SUNRECLAIM_KB, TOL_PERCPU_KB, TOL_VMALLOC_KB, TOL_MEMFREE_KB);
 	ksft_finished();
 }
