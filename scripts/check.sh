@@ -168,9 +168,10 @@ md_build() {
 }
 md_guest() {
 	local tests=roundtrip+writeback+migrate+kernel_test_zswap.sh:zsmalloc_mod
+	[ -z "$only" ] || tests=${only//,/+}
 	selftest_guest "/boot/vmlinuz-$abi" "$mdir/zsmalloc_mod.ko" \
 		"$out/stock-guest-memdesc.log" 600 --modprobe virtio_blk \
-		--append "$debug_opts zsmod_tests=${only:+${only//,/+}}${only:-$tests}"
+		--append "$debug_opts zsmod_tests=$tests"
 }
 if stage "memdesc: modules build (W=1, sparse)" md_build; then
 	stage "memdesc: stock 6.12 guest selftests" md_guest
