@@ -198,12 +198,20 @@ l_hotplug() {
 	echo "cpu1_offline=$off cpu1_online=$on hotplug_errors=$e" >"$T/cnt.$1"
 }
 l_switch() {	# zswap zpool zsmalloc_mod <-> zsmalloc
-	local c=0 e=0 l=0 b i=0
+	local c=0 e=0 l=0 r=0 b i=0
 	while running "$1"; do
 		i=$((i + 1))
 		for b in zsmalloc zsmalloc_mod; do
 			loaded || [ $b = zsmalloc ] || l=$((l + 1))
-			if set_zpool $b; then c=$((c + 1)); else e=$((e + 1)); fi
+			# a switch to us that meets the module on its way out (the
+			# rmmod agitator won) is refused by zswap: once more, after it
+			if set_zpool $b; then
+				c=$((c + 1))
+			elif [ $b = zsmalloc_mod ] && sleep 1 && set_zpool $b; then
+				c=$((c + 1)) r=$((r + 1))
+			else
+				e=$((e + 1))
+			fi
 			# Longer on zsmalloc, much longer every third time: our old
 			# pools drain (the writers read their pages back) and rmmod
 			# can win, so the switch back races with or follows an unload.
@@ -216,7 +224,7 @@ l_switch() {	# zswap zpool zsmalloc_mod <-> zsmalloc
 			fi
 		done
 	done
-	echo "zpool_switches=$c switch_errors=$e switches_that_loaded_us=$l" >"$T/cnt.$1"
+	echo "zpool_switches=$c switch_errors=$e switch_retries=$r switches_that_loaded_us=$l" >"$T/cnt.$1"
 	set_zpool zsmalloc_mod || echo "final switch to zsmalloc_mod failed" >>"$T/cnt.$1"
 	return
 }
