@@ -3364,6 +3364,25 @@ void zsmod_kunit_hold_drain(struct zsmod_pool *pool, bool hold)
 		mod_delayed_work(system_wq, &pool->drain_work, 0);
 }
 EXPORT_SYMBOL_IF_KUNIT(zsmod_kunit_hold_drain);
+
+/**
+ * zsmod_kunit_param() - the variable behind a bool module parameter
+ * @name: "shrinker_enabled" or "auto_compact"
+ *
+ * Built-in tests run before user space mounts sysfs, so a test switches
+ * the module's knobs here rather than in /sys/module/zsmalloc_mod/.
+ *
+ * Return: the parameter's variable, or NULL if @name is none of ours.
+ */
+bool *zsmod_kunit_param(const char *name)
+{
+	if (!strcmp(name, "shrinker_enabled"))
+		return &shrinker_enabled;
+	if (!strcmp(name, "auto_compact"))
+		return &auto_compact;
+	return NULL;
+}
+EXPORT_SYMBOL_IF_KUNIT(zsmod_kunit_param);
 #endif
 
 /* ---- CPU hotplug: the per-CPU copy buffers ---------------------------- */

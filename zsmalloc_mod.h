@@ -123,6 +123,7 @@ bool zsmod_kunit_obj_decode(unsigned long obj, unsigned long *pfn,
 unsigned int zsmod_kunit_frees_queued(struct zsmod_pool *pool,
 				      unsigned int cpu);
 void zsmod_kunit_hold_drain(struct zsmod_pool *pool, bool hold);
+bool *zsmod_kunit_param(const char *name);
 #endif
 
 #endif /* _ZSMALLOC_MOD_H_ */

@@ -90,8 +90,7 @@ static void test_auto_compact(struct kunit *test)
 	unsigned long live, bound, deadline;
 
 	KUNIT_ASSERT_NOT_NULL(test, c);
-	params_save(test);
-	KUNIT_ASSERT_EQ(test, write_param("auto_compact", "Y"), 0);
+	set_param(test, "auto_compact", true);
 	/* before the frees: the worker may start before they all return */
 	zsmod_pool_stats(tp->pool, &st0);
 	bound = fill_free_half(tp, &c, nz, &live);

@@ -239,8 +239,7 @@ static void test_shrinker_disabled(struct kunit *test)
 	if (!shrinker)
 		kunit_skip(test, "the pool has no shrinker");
 	KUNIT_ASSERT_NOT_NULL(test, c);
-	params_save(test);
-	KUNIT_ASSERT_EQ(test, write_param("auto_compact", "N"), 0);
+	set_param(test, "auto_compact", false);
 	c = fill_zspages(tp, len_for_class(c), GFP_KERNEL, 4);
 	for (i = 0; i < tp->n; i += 2)
 		tpool_free(tp, i);
@@ -248,13 +247,13 @@ static void test_shrinker_disabled(struct kunit *test)
 	pages = zsmod_get_total_pages(tp->pool);
 	KUNIT_ASSERT_EQ(test, pages, 4UL * c->ppz);
 
-	KUNIT_ASSERT_EQ(test, write_param("shrinker_enabled", "N"), 0);
+	set_param(test, "shrinker_enabled", false);
 	KUNIT_EXPECT_EQ(test, shrinker->count_objects(shrinker, &sc), 0UL);
 	sc.nr_to_scan = 128;
 	KUNIT_EXPECT_EQ(test, shrinker->scan_objects(shrinker, &sc), SHRINK_STOP);
 	KUNIT_EXPECT_EQ(test, zsmod_get_total_pages(tp->pool), pages);
 
-	KUNIT_ASSERT_EQ(test, write_param("shrinker_enabled", "Y"), 0);
+	set_param(test, "shrinker_enabled", true);
 	count = shrinker->count_objects(shrinker, &sc);
 	KUNIT_EXPECT_EQ(test, count, 2UL * c->ppz);
 	sc.nr_to_scan = count;

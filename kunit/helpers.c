@@ -783,78 +783,36 @@ bool pfns_consecutive(struct tpool *tp, unsigned int idx)
 /* ---------------------------------------------------------------------- */
 /* The module's parameters                                                 */
 
-#define PARAMS "/sys/module/zsmalloc_mod/parameters/"
-
-/**
- * write_param() - Write a module parameter of zsmalloc_mod
- * @name: the parameter
- * @val: its value, as text
- *
- * Return: 0 or a negative errno.
- */
-int write_param(const char *name, const char *val)
-{
-	char path[96];
-	struct file *f;
-	loff_t pos = 0;
-	ssize_t n;
-
-	snprintf(path, sizeof(path), PARAMS "%s", name);
-	f = filp_open(path, O_WRONLY, 0);
-	if (IS_ERR(f))
-		return PTR_ERR(f);
-	n = kernel_write(f, val, strlen(val), &pos);
-	filp_close(f, NULL);
-	return n < 0 ? n : 0;
-}
-
-static int read_param(const char *name, char *val, size_t size)
-{
-	char path[96];
-	struct file *f;
-	loff_t pos = 0;
-	ssize_t n;
-
-	snprintf(path, sizeof(path), PARAMS "%s", name);
-	f = filp_open(path, O_RDONLY, 0);
-	if (IS_ERR(f))
-		return PTR_ERR(f);
-	n = kernel_read(f, val, size - 1, &pos);
-	filp_close(f, NULL);
-	if (n <= 0)
-		return n < 0 ? n : -EIO;
-	val[n] = '\0';
-	return 0;
-}
-
-/* The values of our bool knobs before a test changed them. */
-struct saved_params {
-	char shrinker_enabled[4], auto_compact[4];
+struct saved_param {
+	bool *knob;
+	bool val;
 };
 
-static void params_restore(void *arg)
+static void param_restore(void *arg)
 {
-	struct saved_params *sp = arg;
+	struct saved_param *sp = arg;
 
-	write_param("shrinker_enabled", sp->shrinker_enabled);
-	write_param("auto_compact", sp->auto_compact);
+	WRITE_ONCE(*sp->knob, sp->val);
 }
 
 /**
- * params_save() - Save the module parameters a test changes
+ * set_param() - Set a bool parameter of zsmalloc_mod for one test
  * @test: the test
+ * @name: the parameter ("shrinker_enabled", "auto_compact")
+ * @val: its value for the rest of the test
  *
- * shrinker_enabled and auto_compact are put back when the test ends,
- * however it ends.
+ * The previous value comes back when the test ends, however it ends.
  */
-void params_save(struct kunit *test)
+void set_param(struct kunit *test, const char *name, bool val)
 {
-	struct saved_params *sp = kunit_kzalloc(test, sizeof(*sp), GFP_KERNEL);
+	bool *knob = zsmod_kunit_param(name);
+	struct saved_param *sp;
 
+	KUNIT_ASSERT_NOT_NULL_MSG(test, knob, "zsmalloc_mod has no parameter %s", name);
+	sp = kunit_kzalloc(test, sizeof(*sp), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, sp);
-	KUNIT_ASSERT_EQ(test, read_param("shrinker_enabled", sp->shrinker_enabled,
-					 sizeof(sp->shrinker_enabled)), 0);
-	KUNIT_ASSERT_EQ(test, read_param("auto_compact", sp->auto_compact,
-					 sizeof(sp->auto_compact)), 0);
-	KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test, params_restore, sp));
+	sp->knob = knob;
+	sp->val = READ_ONCE(*knob);
+	KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test, param_restore, sp));
+	WRITE_ONCE(*knob, val);
 }

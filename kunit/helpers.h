@@ -198,10 +198,8 @@ static inline void fi_fail_pages_end(void) { }
 /* ---------------------------------------------------------------------- */
 /* The module's parameters                                                 */
 
-/* Write /sys/module/zsmalloc_mod/parameters/@name. */
-int write_param(const char *name, const char *val);
-/* Restore shrinker_enabled and auto_compact when the test ends. */
-void params_save(struct kunit *test);
+/* Set a bool module parameter of zsmalloc_mod until the test ends. */
+void set_param(struct kunit *test, const char *name, bool val);
 
 /* ---------------------------------------------------------------------- */
 /* Page migration                                                          */
