@@ -5,13 +5,16 @@
  * kernel's migration core, placing zspages where that can work, and the
  * flags our pages must (not) have. Declared in helpers.h.
  */
+#include <kunit/resource.h>
 #include <kunit/test.h>
 #include <linux/delay.h>
 #include <linux/gfp.h>
+#include <linux/list.h>
 #include <linux/mm.h>
 #include <linux/mmzone.h>
 #include <linux/page-flags.h>
 #include <linux/page_ref.h>
+#include <linux/sizes.h>
 #include <linux/string.h>
 #include <linux/topology.h>
 
@@ -93,6 +96,83 @@ static void explain_busy(struct kunit *test, unsigned long pfn)
 	}
 }
 
+#ifdef CONFIG_CONTIG_ALLOC
+/* Does the pageblock of @pfn hold a page reserved at boot (or a hole)? */
+static bool pageblock_has_reserved(unsigned long pfn)
+{
+	unsigned long p = ALIGN_DOWN(pfn, pageblock_nr_pages);
+	unsigned long end = p + pageblock_nr_pages;
+
+	for (; p < end; p++)
+		if (!pfn_valid(p) || PageReserved(pfn_to_page(p)))
+			return true;
+	return false;
+}
+
+struct held_pages {
+	struct list_head list;
+};
+
+static void held_pages_free(void *arg)
+{
+	struct held_pages *h = arg;
+	struct page *page, *next;
+
+	list_for_each_entry_safe(page, next, &h->list, lru) {
+		list_del(&page->lru);
+		__free_page(page);
+	}
+}
+
+/*
+ * Early in boot, where built-in tests run, the free lists still hold many
+ * leftovers around boot-time reservations, and order-0 allocations get
+ * those first. Take the free pages the allocator hands out next, keep the
+ * ones that lie in such pageblocks until the test ends, and give back the
+ * others once 128 have come, so that the zspages allocated next come from
+ * clean pageblocks. At most 64 MiB.
+ */
+static void hold_reserved_leftovers(struct kunit *test)
+{
+	struct held_pages *h = kunit_kzalloc(test, sizeof(*h), GFP_KERNEL);
+	unsigned long last_block = ULONG_MAX;
+	struct page *page, *next;
+	bool last_dirty = false;
+	unsigned int n, clean = 0;
+	LIST_HEAD(give_back);
+
+	if (!h)
+		return;
+	INIT_LIST_HEAD(&h->list);
+	if (kunit_add_action_or_reset(test, held_pages_free, h))
+		return;
+	for (n = 0; n < SZ_64M / PAGE_SIZE && clean < 128; n++) {
+		unsigned long pfn, block;
+
+		page = alloc_page(MOVABLE_GFP | __GFP_NOWARN | __GFP_NORETRY);
+		if (!page)
+			break;
+		pfn = page_to_pfn(page);
+		block = pfn / pageblock_nr_pages;
+		if (block != last_block) {
+			last_block = block;
+			last_dirty = pageblock_has_reserved(pfn);
+		}
+		if (last_dirty) {
+			list_add(&page->lru, &h->list);
+		} else {
+			list_add(&page->lru, &give_back);
+			clean++;
+		}
+	}
+	/* in the order taken: the last one ends at the head of the free list */
+	list_for_each_entry_safe_reverse(page, next, &give_back, lru) {
+		list_del(&page->lru);
+		__free_page(page);
+	}
+}
+#endif
+
 /**
  * offer_clean_pageblock() - Make the next pages come from a clean pageblock
  * @test: the test
@@ -101,10 +181,11 @@ static void explain_busy(struct kunit *test, unsigned long pfn)
  * first, and in a freshly booted guest those are the leftovers around
  * boot-time (memblock) reservations: our zspages land in pageblocks that
  * alloc_contig_range() can never isolate. So before filling zspages to
- * migrate, take a whole free pageblock of the local node's highest zone
- * (ZONE_MOVABLE with movablecore=) with alloc_contig_range() and free it at
- * once: its pages go to the head of this CPU's per-cpu free list, where the
- * next allocations find them.
+ * migrate, hold such leftovers until the test ends, then take a whole free
+ * pageblock of the local node's highest zone (ZONE_MOVABLE with
+ * movablecore=) with alloc_contig_range() and free it at once: its pages go
+ * to the head of this CPU's per-cpu free list, where the next allocations
+ * find them.
  *
  * Return: the pageblock's pfn or -ENOSPC.
  */
@@ -116,6 +197,7 @@ long offer_clean_pageblock(struct kunit *test)
 	unsigned long pfn, end, p;
 	int z;
 
+	hold_reserved_leftovers(test);
 	for (z = MAX_NR_ZONES - 1; z >= 0 && !zone; z--)
 		if (populated_zone(&pgdat->node_zones[z]))
 			zone = &pgdat->node_zones[z];
