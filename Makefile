@@ -11,7 +11,7 @@ KDIR ?= $(firstword $(wildcard /lib/modules/$(shell uname -r)/build) \
 PWD := $(CURDIR)
 KMAKE = $(MAKE) -C $(KDIR) M=$(PWD)
 
-.PHONY: all modules clean modules_install lint check demo kunit bench \
+.PHONY: all modules clean modules_install lint check demo kunit kunit-run bench \
 	stress docs deps help
 
 all: modules
@@ -53,6 +53,11 @@ demo:
 kunit:
 	./kunit/run.sh
 
+# The same suites built into the test kernel, run by kunit.py run; a filter
+# glob as ARGS: make kunit-run ARGS='zsmalloc_mod_free.*'
+kunit-run:
+	./kunit/kunitpy.sh $(ARGS)
+
 # Side-by-side benchmarks against the in-kernel allocators.
 bench:
 	./bench/run.sh
@@ -75,7 +80,8 @@ help:
 	@echo '  deps             install missing packages with apt-get'
 	@echo '  check            every test suite on live kernels (CI runs this)'
 	@echo '  demo             zswap on zsmalloc_mod in a stock 6.12 guest'
-	@echo '  kunit            KUnit suites on the 6.12 test kernel'
+	@echo '  kunit            KUnit suites on the 6.12 test kernel, as a module'
+	@echo '  kunit-run        the same, built in, by kunit.py run (ARGS=<filter glob>)'
 	@echo '  bench            benchmarks against in-kernel zsmalloc and zbud'
 	@echo '  stress           long reliability run (DURATION=seconds)'
 	@echo '  docs             build Documentation/ with Sphinx'

@@ -120,55 +120,53 @@ static void held_pages_free(void *arg)
 
 	list_for_each_entry_safe(page, next, &h->list, lru) {
 		list_del(&page->lru);
-		__free_page(page);
+		__free_pages(page, page_private(page));
 	}
 }
 
 /*
  * Early in boot, where built-in tests run, the free lists still hold many
- * leftovers around boot-time reservations, and order-0 allocations get
- * those first. Take the free pages the allocator hands out next, keep the
- * ones that lie in such pageblocks until the test ends, and give back the
- * others once 128 have come, so that the zspages allocated next come from
- * clean pageblocks. At most 64 MiB.
+ * small blocks around boot-time reservations, and allocations get those
+ * first: order 0 for single pages, orders 1 to 3 for the contiguous
+ * zspages we try first. For each of these orders, take the blocks the
+ * allocator hands out next, keep the ones that lie in such pageblocks
+ * until the test ends, and give back the others once 32 have come, so
+ * that the zspages allocated next come from clean pageblocks. At most
+ * 64 MiB per order.
  */
 static void hold_reserved_leftovers(struct kunit *test)
 {
 	struct held_pages *h = kunit_kzalloc(test, sizeof(*h), GFP_KERNEL);
-	unsigned long last_block = ULONG_MAX;
 	struct page *page, *next;
-	bool last_dirty = false;
-	unsigned int n, clean = 0;
-	LIST_HEAD(give_back);
+	int order;
 
 	if (!h)
 		return;
 	INIT_LIST_HEAD(&h->list);
 	if (kunit_add_action_or_reset(test, held_pages_free, h))
 		return;
-	for (n = 0; n < SZ_64M / PAGE_SIZE && clean < 128; n++) {
-		unsigned long pfn, block;
+	for (order = 3; order >= 0; order--) {
+		unsigned int n, clean = 0;
+		LIST_HEAD(give_back);
 
-		page = alloc_page(MOVABLE_GFP | __GFP_NOWARN | __GFP_NORETRY);
-		if (!page)
-			break;
-		pfn = page_to_pfn(page);
-		block = pfn / pageblock_nr_pages;
-		if (block != last_block) {
-			last_block = block;
-			last_dirty = pageblock_has_reserved(pfn);
+		for (n = 0; n < (SZ_64M >> (PAGE_SHIFT + order)) && clean < 32; n++) {
+			page = alloc_pages(MOVABLE_GFP | __GFP_NOWARN | __GFP_NORETRY, order);
+			if (!page)
+				break;
+			set_page_private(page, order);
+			if (pageblock_has_reserved(page_to_pfn(page))) {
+				list_add(&page->lru, &h->list);
+			} else {
+				list_add(&page->lru, &give_back);
+				clean++;
+			}
 		}
-		if (last_dirty) {
-			list_add(&page->lru, &h->list);
-		} else {
-			list_add(&page->lru, &give_back);
-			clean++;
+		/* in the order taken: the last one ends at the head of the free list */
+		list_for_each_entry_safe_reverse(page, next, &give_back, lru) {
+			list_del(&page->lru);
+			set_page_private(page, 0);
+			__free_pages(page, order);
 		}
-	}
-	/* in the order taken: the last one ends at the head of the free list */
-	list_for_each_entry_safe_reverse(page, next, &give_back, lru) {
-		list_del(&page->lru);
-		__free_page(page);
 	}
 }
 #endif

@@ -6,7 +6,8 @@
 #   2. modules against the stock Debian 6.12 headers with W=1: any warning fails
 #   3. selftests (static binaries)
 #   4. stock 6.12 guest: all selftests (vm/guest-check.sh) under vm/run-guest.sh
-#   5. ./kunit/run.sh (KUnit test kernel), then the selftests on that
+#   5. ./kunit/run.sh (KUnit test kernel), ./kunit/kunitpy.sh (the same
+#      suites built in, under kunit.py run), then the selftests on that
 #      kernel (KASAN, UBSAN, KFENCE, DEBUG_PAGEALLOC, lockdep, PREEMPT)
 #   6. the short stress runs, on the stock kernel and on the test kernel
 #      (with fault injection)
@@ -140,6 +141,9 @@ if [ -z "$kunit" ]; then
 	summary+=("kunit                          skipped (--no-kunit)")
 elif [ -x kunit/run.sh ]; then
 	stage "kunit (kunit/run.sh)" ./kunit/run.sh
+	# the same suites built into the kernel, under kunit.py run
+	kunitpy() { ./kunit/kunitpy.sh >"$out/kunitpy.log" 2>&1 || { tail -60 "$out/kunitpy.log"; false; }; }
+	stage "kunit.py run (kunit/kunitpy.sh)" kunitpy
 	stage "test kernel selftests (sanitizers)" debug_guest
 	results "$out/debug-guest.tap"
 else
