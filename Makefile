@@ -56,7 +56,7 @@ kunit:
 # The same suites built into the test kernel, run by kunit.py run; a filter
 # glob as ARGS: make kunit-run ARGS='zsmalloc_mod_free.*'
 kunit-run:
-	./kunit/kunitpy.sh $(ARGS)
+	set -f; ./kunit/kunitpy.sh $(ARGS)
 
 # Side-by-side benchmarks against the in-kernel allocators.
 bench:
