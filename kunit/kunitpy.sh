@@ -121,15 +121,7 @@ fail=0
 problem() { echo "kunit-run: FAIL: $*"; fail=1; }
 log=$build/test.log
 [ -s "$log" ] || die "kunit.py left no raw log $log"
-splat_rc=0
-"$top/vm/splats.sh" "$log" >"$out/splats.txt" || splat_rc=$?
-case $splat_rc in
-0) ;;
-1)
-	problem "kernel splats in $log:"
-	head -20 "$out/splats.txt" | sed 's/^/    /' ;;
-*) problem "vm/splats.sh could not judge $log (status $splat_rc)" ;;
-esac
+"$top/vm/splats.sh" --report "$log" "$out/splats.txt" || problem "the kernel log (above)"
 
 # kunit.py's "Testing complete. Ran N tests: passed: P, skipped: S"
 summary=$(grep -E 'Testing complete\. Ran [0-9]+ tests' "$out/kunitpy.log" || true)

@@ -154,15 +154,8 @@ done
 
 # The harness judges splats too; check here as well so that this script
 # stands on its own, with the same patterns (vm/splat-patterns).
-splat_rc=0
-"$top/vm/splats.sh" "$out/guest.log" >"$out/splats.txt" || splat_rc=$?
-case $splat_rc in
-0) ;;
-1)
-	problem "kernel splats in $out/guest.log:"
-	head -20 "$out/splats.txt" | sed 's/^/    /' ;;
-*) problem "vm/splats.sh could not judge $out/guest.log (status $splat_rc)" ;;
-esac
+"$top/vm/splats.sh" --report "$out/guest.log" "$out/splats.txt" ||
+	problem "the kernel log (above)"
 
 echo
 echo "===== kunit summary ====="

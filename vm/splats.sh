@@ -3,9 +3,11 @@
 #
 # Print the kernel splats of a console log: its lines that match a pattern of
 # vm/splat-patterns (the one list of them), as "LINE: TEXT", carriage returns
-# removed. Used by vm/verdict.sh and kunit/run.sh.
+# removed. Used by vm/verdict.sh, kunit/run.sh and kunit/kunitpy.sh.
 #
 # usage: vm/splats.sh LOG
+#        vm/splats.sh --report LOG OUT: the splats into OUT, and on stdout a
+#        verdict line with the first 20 of them (same exit status)
 # Env: VERDICT_EXTRA='regex' adds a pattern, VERDICT_IGNORE='regex' forgives
 #      the lines it matches (both extended regular expressions).
 # Exit: 0 no splat, 1 splats printed, 2 error (no log, no pattern).
@@ -13,6 +15,19 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 patterns=$here/splat-patterns
 
+if [ "${1:-}" = --report ]; then
+	log=${2:?usage: splats.sh --report LOG OUT} report=${3:?usage: splats.sh --report LOG OUT}
+	rc=0
+	"$0" "$log" >"$report" || rc=$?
+	case $rc in
+	0) ;;
+	1)
+		echo "kernel splats in $log:"
+		head -20 "$report" | sed 's/^/    /' ;;
+	*) echo "vm/splats.sh could not judge $log (status $rc)" ;;
+	esac
+	exit $rc
+fi
 log=${1:?usage: splats.sh LOG}
 [ -r "$log" ] || { echo "splats: cannot read $log" >&2; exit 2; }
 [ -r "$patterns" ] || { echo "splats: cannot read $patterns" >&2; exit 2; }
