@@ -22,6 +22,9 @@
  *   3. zsmod_free_batch.lock (per CPU and pool)
  *   4. zsmod_size_class->lock
  *
+ * With KUnit, zsmod_zpools_lock (a mutex, only for tests that reach zswap's
+ * pools) comes before all four.
+ *
  * Page locks are only try-locked while a class lock is held. The map
  * area lock is never nested with a page lock. Mappers and movers meet
  * through a per-CPU pin and zsmod_size_class->moving, not a lock.
@@ -309,6 +312,10 @@ struct zsmod_pool {
 	struct delayed_work drain_work;
 	struct shrinker *shrinker;
 	struct dentry *debugfs_dir;
+#if IS_ENABLED(CONFIG_KUNIT)
+	/* on zsmod_zpools while zpool's caller (zswap) owns the pool */
+	struct list_head zpool_node;
+#endif
 };
 
 struct zsmod_map_area {
@@ -3201,13 +3208,45 @@ EXPORT_SYMBOL_GPL(zsmod_destroy_pool);
 
 /* ---- zpool driver ---------------------------------------------------- */
 
+#if IS_ENABLED(CONFIG_KUNIT)
+/*
+ * The pools zpool's callers own, so that a test storing through zswap can
+ * read and compact them (zsmod_kunit_zpool_for_each()). The mutex is taken
+ * before any lock of the pools on the list.
+ */
+static LIST_HEAD(zsmod_zpools);
+static DEFINE_MUTEX(zsmod_zpools_lock);
+
+static void zsmod_zpools_add(struct zsmod_pool *pool)
+{
+	mutex_lock(&zsmod_zpools_lock);
+	list_add_tail(&pool->zpool_node, &zsmod_zpools);
+	mutex_unlock(&zsmod_zpools_lock);
+}
+
+static void zsmod_zpools_del(struct zsmod_pool *pool)
+{
+	mutex_lock(&zsmod_zpools_lock);
+	list_del(&pool->zpool_node);
+	mutex_unlock(&zsmod_zpools_lock);
+}
+#else
+static inline void zsmod_zpools_add(struct zsmod_pool *pool) { }
+static inline void zsmod_zpools_del(struct zsmod_pool *pool) { }
+#endif
+
 static void *zsmod_zpool_create(const char *name, gfp_t gfp)
 {
-	return zsmod_create_pool(name);
+	struct zsmod_pool *pool = zsmod_create_pool(name);
+
+	if (pool)
+		zsmod_zpools_add(pool);
+	return pool;
 }
 
 static void zsmod_zpool_destroy(void *pool)
 {
+	zsmod_zpools_del(pool);
 	zsmod_destroy_pool(pool);
 }
 
@@ -3383,6 +3422,27 @@ bool *zsmod_kunit_param(const char *name)
 	return NULL;
 }
 EXPORT_SYMBOL_IF_KUNIT(zsmod_kunit_param);
+
+/**
+ * zsmod_kunit_zpool_for_each() - call a function on each zpool-owned pool
+ * @fn: called with each pool created through the zpool driver and not yet
+ *	destroyed; it may sleep, and the pool stays alive while it runs
+ * @arg: passed to @fn
+ *
+ * zswap keeps its pools to itself: a test that stores through zswap reads
+ * their counters and compacts them through this.
+ */
+void zsmod_kunit_zpool_for_each(void (*fn)(struct zsmod_pool *pool, void *arg),
+				void *arg)
+{
+	struct zsmod_pool *pool;
+
+	mutex_lock(&zsmod_zpools_lock);
+	list_for_each_entry(pool, &zsmod_zpools, zpool_node)
+		fn(pool, arg);
+	mutex_unlock(&zsmod_zpools_lock);
+}
+EXPORT_SYMBOL_IF_KUNIT(zsmod_kunit_zpool_for_each);
 #endif
 
 /* ---- CPU hotplug: the per-CPU copy buffers ---------------------------- */

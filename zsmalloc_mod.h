@@ -124,6 +124,8 @@ unsigned int zsmod_kunit_frees_queued(struct zsmod_pool *pool,
 				      unsigned int cpu);
 void zsmod_kunit_hold_drain(struct zsmod_pool *pool, bool hold);
 bool *zsmod_kunit_param(const char *name);
+void zsmod_kunit_zpool_for_each(void (*fn)(struct zsmod_pool *pool, void *arg),
+				void *arg);
 #endif
 
 #endif /* _ZSMALLOC_MOD_H_ */

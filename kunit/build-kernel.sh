@@ -65,9 +65,10 @@ mkdir -p "$dir"
 cp -al "$pristine" "$src.tmp"
 rm -f "$src.tmp/.complete"
 for p in "${patches[@]}"; do
-	# Break the hard links of every file the patch touches before patching.
+	# Break the hard links of every file the patch touches before patching
+	# (a file an earlier patch changed is a copy already: keep its changes).
 	for f in $(sed -n 's|^+++ b/\([^[:space:]]*\).*|\1|p' "$p"); do
-		[ -f "$src.tmp/$f" ] || continue
+		[ "$src.tmp/$f" -ef "$pristine/$f" ] || continue
 		cp --remove-destination "$pristine/$f" "$src.tmp/$f"
 	done
 	log "applying $(basename "$p")"

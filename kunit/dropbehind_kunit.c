@@ -1,15 +1,28 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Suite zsmalloc_mod_dropbehind: the PG_dropbehind backport of the test
- * kernel (kunit/patches/0001) and the flags of our pages. Skipped on a
- * kernel without PG_dropbehind.
+ * Suite zsmalloc_mod_dropbehind: the PG_dropbehind path of the test kernel.
+ * zswap writes entries stored in zsmalloc_mod back to a swap device, into
+ * swap-cache folios marked PG_dropbehind (kunit/patches/0005), which are
+ * dropped from the swap cache once their write completes (0004). The data
+ * are a shmem file's pages that reclaim pushed into zswap; the swap device
+ * is brd's ram0 (the write completes in the submitting task) or null_blk's
+ * nullb0 (it completes in hard irq); the test drives writeback through the
+ * hooks of 0006. Also: the flag itself (0001), and our own pages never
+ * carrying it. Skipped on a kernel without those patches.
  */
 #include <kunit/resource.h>
 #include <kunit/test.h>
+#include <linux/blkdev.h>
+#include <linux/delay.h>
+#include <linux/fault-inject.h>
 #include <linux/gfp.h>
+#include <linux/kthread.h>
 #include <linux/mm.h>
 #include <linux/page-flags.h>
+#include <linux/pagemap.h>
 #include <linux/string.h>
+#include <linux/swap.h>
+#include <linux/zswap.h>
 
 #include "helpers.h"
 
@@ -122,6 +135,497 @@ static void test_dropbehind_pgflags_name(struct kunit *test)
 #endif
 }
 
+/* ---------------------------------------------------------------------- */
+/* The path: zswap writeback from our pool into PG_dropbehind folios       */
+
+#ifdef HAVE_DROPBEHIND_PATH
+#define NEED_PATH(test) ((void)(test))
+#else
+#define NEED_PATH(test) \
+	kunit_skip(test, "kernel without the dropbehind path (kunit/patches/0004-0007)")
+#endif
+
+/* A swap device and where its writes complete */
+struct tdev {
+	const char *node;
+	const char *desc;
+};
+
+static const struct tdev tdevs[] = {
+	{ "ram0", "brd, write completes in task" },
+	{ "nullb0", "null_blk, write completes in hard irq" },
+};
+
+KUNIT_ARRAY_PARAM_DESC(tdev, tdevs, desc);
+
+#ifdef HAVE_DROPBEHIND_PATH
+#define NPAGES	64
+
+static struct tevents *tevents_alloc(struct kunit *test)
+{
+	struct tevents *ev = kunit_kzalloc(test, sizeof(*ev), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, ev);
+	return ev;
+}
+
+/*
+ * Swap on @node, zswap on zsmalloc_mod with zswap.writeback_dropbehind =
+ * @dropbehind, and @n pages of a new shmem file pushed by reclaim into
+ * zswap: every one of them an object of our pool; @before gets our pool's
+ * counters before the push. With @block, the zspages come from the
+ * pageblock there (if it is >= 0), where they can be migrated.
+ */
+static struct tdata *setup_path(struct kunit *test, const char *node, bool dropbehind,
+				unsigned int n, u32 salt, struct zsmod_pool_stats *before,
+				long *block)
+{
+	struct tevents *e0 = tevents_alloc(test), *e1 = tevents_alloc(test);
+	struct zsmod_pool_stats st0, st1;
+	struct tdata *td;
+	unsigned int i;
+
+	tswap_device(test, node);
+	KUNIT_ASSERT_EQ(test, 0, zswap_kunit_setup(test, "zsmalloc_mod", dropbehind));
+	td = tdata_create(test, n, salt);
+	zswap_pools_stats(&st0);
+	/* our zspages to be migrated: from a pageblock that can be isolated */
+	if (block) {
+		*block = offer_clean_pageblock(test);
+		KUNIT_EXPECT_GE(test, *block, 0L);
+	}
+	tevents_read(e0);
+	KUNIT_ASSERT_EQ(test, tdata_push(td), (unsigned long)n);
+	tevents_read(e1);
+	zswap_pools_stats(&st1);
+	KUNIT_ASSERT_EQ(test, tevents_delta(e0, e1, ZSWPOUT), (long)n);
+	KUNIT_ASSERT_EQ(test, tevents_delta(e0, e1, PSWPOUT), 0L);
+	KUNIT_ASSERT_EQ(test, st1.objs_used - st0.objs_used, (unsigned long)n);
+	for (i = 0; i < n; i++)
+		KUNIT_ASSERT_NE_MSG(test, td->swp[i].val, 0UL, "page %u not swapped out", i);
+	if (before)
+		*before = st0;
+	return td;
+}
+
+/* Wait (10 s at most) for @item to grow by @n since @e0; its growth. */
+static long wait_event_delta(const struct tevents *e0, struct tevents *e,
+			     enum vm_event_item item, long n)
+{
+	unsigned long deadline = jiffies + 10 * HZ;
+	long d;
+
+	for (;;) {
+		tevents_read(e);
+		d = tevents_delta(e0, e, item);
+		if (d >= n || time_after(jiffies, deadline))
+			return d;
+		usleep_range(10000, 20000);
+	}
+}
+
+/* How many of @td's pages have a folio in the swap cache. */
+static unsigned int swap_cached(struct tdata *td)
+{
+	unsigned int i, cached = 0;
+
+	for (i = 0; i < td->n; i++) {
+		struct folio *folio = swap_cache_folio_kunit(td->swp[i]);
+
+		if (folio) {
+			cached++;
+			folio_put(folio);
+		}
+	}
+	return cached;
+}
+
+/*
+ * Our pool gave back @objs objects, and the pages its counters say it gave
+ * back are the ones NR_ZSPAGES, the zone counter, lost (give a worker that
+ * frees a zspage a second to return its pages).
+ */
+static void expect_pool_shrank(struct kunit *test, const struct zsmod_pool_stats *st0,
+			       unsigned long zs0, unsigned long objs)
+{
+	unsigned long deadline = jiffies + HZ;
+	struct zsmod_pool_stats st1;
+
+	for (;;) {
+		zswap_pools_stats(&st1);
+		if (zs0 - nr_zspages() == st0->pages_used - st1.pages_used ||
+		    time_after(jiffies, deadline))
+			break;
+		usleep_range(1000, 2000);
+	}
+	KUNIT_EXPECT_EQ(test, st0->objs_used - st1.objs_used, objs);
+	KUNIT_EXPECT_EQ(test, (long)(zs0 - nr_zspages()),
+			(long)(st0->pages_used - st1.pages_used));
+}
+
+/*
+ * Write all of @td's entries back; wait until every write ended clean with
+ * PG_dropbehind (or 10 s), then for the drops.
+ */
+static void writeback_all(struct kunit *test, struct tdata *td, const struct tevents *e0,
+			  struct tevents *e1, bool dropbehind)
+{
+	unsigned int i;
+
+	for (i = 0; i < td->n; i++)
+		KUNIT_EXPECT_EQ_MSG(test, zswap_writeback_kunit(td->swp[i]), 0, "page %u", i);
+	if (dropbehind)
+		wait_event_delta(e0, e1, DROPBEHIND_WB_END, td->n);
+	folio_end_dropbehind_flush_kunit();
+	tevents_read(e1);
+}
+#endif /* HAVE_DROPBEHIND_PATH */
+
+/*
+ * zswap.writeback_dropbehind=1: N entries written back out of our pool;
+ * every write ends clean on a PG_dropbehind folio, and every folio is then
+ * gone from the swap cache. DROPBEHIND_DROPPED counts a folio only once
+ * __remove_mapping() took it off the swap cache isolated from its LRU and
+ * with no reference but the dropper's, which then freed it.
+ */
+static void test_writeback_dropbehind(struct kunit *test)
+{
+	NEED_PATH(test);
+#ifdef HAVE_DROPBEHIND_PATH
+	{
+		const struct tdev *dev = test->param_value;
+		struct tevents *e0 = tevents_alloc(test), *e1 = tevents_alloc(test);
+		struct zsmod_pool_stats st0;
+		struct tdata *td;
+		unsigned long zs0;
+
+		td = setup_path(test, dev->node, true, NPAGES, 0x1000, NULL, NULL);
+		zswap_pools_stats(&st0);
+		zs0 = nr_zspages();
+		tevents_read(e0);
+		writeback_all(test, td, e0, e1, true);
+
+		expect_pool_shrank(test, &st0, zs0, NPAGES);
+		KUNIT_EXPECT_EQ(test, tevents_delta(e0, e1, ZSWPWB), (long)NPAGES);
+		KUNIT_EXPECT_EQ(test, tevents_delta(e0, e1, PSWPOUT), (long)NPAGES);
+		/* only zswap sets the flag, before the write starts */
+		KUNIT_EXPECT_EQ(test, tevents_delta(e0, e1, DROPBEHIND_WB_END), (long)NPAGES);
+		KUNIT_EXPECT_EQ(test, tevents_delta(e0, e1, DROPBEHIND_DROPPED), (long)NPAGES);
+		KUNIT_EXPECT_EQ(test, tevents_delta(e0, e1, DROPBEHIND_KEPT), 0L);
+		KUNIT_EXPECT_EQ(test, swap_cached(td), 0U);
+	}
+#endif
+}
+
+/*
+ * zswap.writeback_dropbehind=0, the stock behaviour: the same writeback
+ * leaves every folio in the swap cache, clean and up to date, PG_reclaim
+ * spent, no PG_dropbehind; nothing is dropped.
+ */
+static void test_writeback_reclaim(struct kunit *test)
+{
+	NEED_PATH(test);
+#ifdef HAVE_DROPBEHIND_PATH
+	{
+		const struct tdev *dev = test->param_value;
+		struct tevents *e0 = tevents_alloc(test), *e1 = tevents_alloc(test);
+		struct zsmod_pool_stats st0;
+		struct tdata *td;
+		unsigned long zs0;
+		unsigned int i;
+
+		td = setup_path(test, dev->node, false, NPAGES, 0x2000, NULL, NULL);
+		zswap_pools_stats(&st0);
+		zs0 = nr_zspages();
+		tevents_read(e0);
+		writeback_all(test, td, e0, e1, false);
+		for (i = 0; i < td->n; i++) {
+			struct folio *folio = swap_cache_folio_kunit(td->swp[i]);
+
+			KUNIT_EXPECT_NOT_NULL_MSG(test, folio, "page %u", i);
+			if (!folio)
+				continue;
+			folio_wait_writeback(folio);
+			KUNIT_EXPECT_TRUE(test, folio_test_uptodate(folio));
+			KUNIT_EXPECT_FALSE(test, folio_test_dirty(folio));
+			KUNIT_EXPECT_FALSE(test, folio_test_reclaim(folio));
+			KUNIT_EXPECT_FALSE(test, folio_test_dropbehind(folio));
+			folio_put(folio);
+		}
+		folio_end_dropbehind_flush_kunit();
+		tevents_read(e1);
+
+		expect_pool_shrank(test, &st0, zs0, NPAGES);
+		KUNIT_EXPECT_EQ(test, tevents_delta(e0, e1, ZSWPWB), (long)NPAGES);
+		KUNIT_EXPECT_EQ(test, tevents_delta(e0, e1, PSWPOUT), (long)NPAGES);
+		KUNIT_EXPECT_EQ(test, tevents_delta(e0, e1, DROPBEHIND_WB_END), 0L);
+		KUNIT_EXPECT_EQ(test, tevents_delta(e0, e1, DROPBEHIND_DROPPED), 0L);
+		KUNIT_EXPECT_EQ(test, swap_cached(td), (unsigned int)NPAGES);
+	}
+#endif
+}
+
+/*
+ * After a dropbehind writeback, every page reads back byte for byte, and
+ * from the swap device: zswap no longer has it, nor the swap cache.
+ */
+static void test_writeback_data(struct kunit *test)
+{
+	NEED_PATH(test);
+#ifdef HAVE_DROPBEHIND_PATH
+	{
+		const struct tdev *dev = test->param_value;
+		struct tevents *e0 = tevents_alloc(test), *e1 = tevents_alloc(test);
+		struct tdata *td;
+		unsigned int i;
+
+		td = setup_path(test, dev->node, true, NPAGES, 0x3000, NULL, NULL);
+		tevents_read(e0);
+		writeback_all(test, td, e0, e1, true);
+		KUNIT_EXPECT_EQ(test, tevents_delta(e0, e1, DROPBEHIND_DROPPED), (long)NPAGES);
+		KUNIT_EXPECT_EQ(test, zswap_writeback_kunit(td->swp[0]), -ENOENT);
+
+		tevents_read(e0);
+		for (i = 0; i < td->n; i++)
+			KUNIT_EXPECT_EQ_MSG(test, tdata_check(td, i), -1L, "page %u", i);
+		tevents_read(e1);
+		KUNIT_EXPECT_EQ(test, tevents_delta(e0, e1, ZSWPIN), 0L);
+		KUNIT_EXPECT_EQ(test, tevents_delta(e0, e1, PSWPIN), (long)NPAGES);
+	}
+#endif
+}
+
+#ifdef HAVE_DROPBEHIND_PATH
+/* The race: one writer, one reader, compaction and migration meanwhile */
+struct wb_race {
+	struct tdata *td;
+	int *result;			/* zswap_writeback_kunit() of each page */
+	atomic_t bad_data;		/* pages the reader read wrong */
+	struct completion writer_done, reader_done;
+};
+
+static int race_writer(void *arg)
+{
+	struct wb_race *r = arg;
+	unsigned int i;
+
+	for (i = 0; i < r->td->n; i++) {
+		r->result[i] = zswap_writeback_kunit(r->td->swp[i]);
+		cond_resched();
+	}
+	complete(&r->writer_done);
+	return 0;
+}
+
+static int race_reader(void *arg)
+{
+	struct wb_race *r = arg;
+	unsigned int i;
+
+	for (i = r->td->n; i-- > 0;) {
+		if (tdata_check(r->td, i) != -1)
+			atomic_inc(&r->bad_data);
+		cond_resched();
+	}
+	complete(&r->reader_done);
+	return 0;
+}
+
+/*
+ * Up to @max pfns of pages typed zsmalloc: zswap's pool is the only user
+ * while the test runs.
+ */
+static unsigned int find_zsmalloc_pages(unsigned long *pfns, unsigned int max)
+{
+	unsigned int n = 0;
+	unsigned long pfn;
+	int nid;
+
+	for_each_online_node(nid) {
+		pg_data_t *pgdat = NODE_DATA(nid);
+
+		for (pfn = pgdat->node_start_pfn; pfn < pgdat_end_pfn(pgdat) && n < max; pfn++) {
+			if (!(pfn & 0xfff))
+				cond_resched();
+			if (pfn_valid(pfn) && PageZsmalloc(pfn_to_page(pfn)))
+				pfns[n++] = pfn;
+		}
+	}
+	return n;
+}
+#endif
+
+/*
+ * Writeback from one thread while another faults the same pages back in
+ * (from zswap, from the swap cache or from the device, whichever holds
+ * each when it comes), while our pool is compacted and the kernel's
+ * compaction migrates its pages. Every page reads right, every write ended
+ * on a dropbehind folio, and each of those was dropped or, once swapped
+ * in again, kept; our pool gives back every object.
+ */
+static void test_writeback_races(struct kunit *test)
+{
+	NEED_PATH(test);
+#ifdef HAVE_DROPBEHIND_PATH
+	{
+		const unsigned int n = 384;
+		struct tevents *e0 = tevents_alloc(test), *e1 = tevents_alloc(test);
+		struct zsmod_pool_stats st_base, st0, st1;
+		struct task_struct *writer, *reader;
+		unsigned int i, rounds = 0, migrated = 0, npfns, ok = 0, gone = 0;
+		unsigned long pfns[16];
+		struct wb_race *r;
+		struct tdata *td;
+
+		td = setup_path(test, "ram0", true, n, 0x4000, &st_base, NULL);
+		r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, r);
+		r->result = kunit_kcalloc(test, n, sizeof(*r->result), GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, r->result);
+		r->td = td;
+		init_completion(&r->writer_done);
+		init_completion(&r->reader_done);
+
+		/* holes in the zspages, for compaction to fill */
+		for (i = 0; i < n; i += 3)
+			KUNIT_EXPECT_EQ_MSG(test, tdata_check(td, i), -1L, "page %u", i);
+		npfns = find_zsmalloc_pages(pfns, ARRAY_SIZE(pfns));
+		zswap_pools_stats(&st0);
+		tevents_read(e0);
+
+		writer = kthread_run(race_writer, r, "zsmod-wb-writer");
+		KUNIT_ASSERT_FALSE(test, IS_ERR(writer));
+		reader = kthread_run(race_reader, r, "zsmod-wb-reader");
+		if (IS_ERR(reader)) {
+			wait_for_completion(&r->writer_done);
+			KUNIT_FAIL(test, "kthread_run failed");
+			return;
+		}
+		/* our moves first: the kernel's compaction of all memory is slow */
+		do {
+			if (rounds < npfns)
+				migrated += contig_migrate_pfn(pfns[rounds]) == 0;
+			zswap_pools_compact();
+			if (rounds % 16 == 15)
+				KUNIT_EXPECT_EQ(test, compact_zones(), 0);
+			rounds++;
+		} while (!completion_done(&r->writer_done));
+		wait_for_completion(&r->writer_done);
+		wait_for_completion(&r->reader_done);
+		folio_end_dropbehind_flush_kunit();
+		tevents_read(e1);
+		zswap_pools_stats(&st1);
+
+		for (i = 0; i < n; i++) {
+			switch (r->result[i]) {
+			case 0:
+				ok++;
+				break;
+			case -ENOENT:	/* read from zswap first: no entry left */
+			case -EEXIST:	/* being read: its folio in the swap cache */
+				gone++;
+				break;
+			default:
+				KUNIT_FAIL(test, "page %u: writeback %d", i, r->result[i]);
+			}
+		}
+		kunit_info(test, "%u rounds, %u pages migrated; written back %u, taken by the reader %u; dropped %ld, kept %ld; pool: pages compacted %lu, migrated %lu\n",
+			   rounds, migrated, ok, gone, tevents_delta(e0, e1, DROPBEHIND_DROPPED),
+			   tevents_delta(e0, e1, DROPBEHIND_KEPT),
+			   st1.pages_compacted - st0.pages_compacted,
+			   st1.pages_migrated - st0.pages_migrated);
+		KUNIT_EXPECT_EQ(test, atomic_read(&r->bad_data), 0);
+		KUNIT_EXPECT_GT(test, ok, 0U);
+		KUNIT_EXPECT_EQ(test, tevents_delta(e0, e1, ZSWPWB), (long)ok);
+		KUNIT_EXPECT_EQ(test, tevents_delta(e0, e1, DROPBEHIND_WB_END), (long)ok);
+		KUNIT_EXPECT_EQ(test, tevents_delta(e0, e1, DROPBEHIND_DROPPED) +
+				tevents_delta(e0, e1, DROPBEHIND_KEPT), (long)ok);
+		/* every page was read: written back or not, it left zswap */
+		KUNIT_EXPECT_EQ(test, st1.objs_used, st_base.objs_used);
+		KUNIT_EXPECT_GT(test, st1.pages_compacted - st0.pages_compacted, 0UL);
+		KUNIT_EXPECT_GT(test, st1.pages_migrated - st0.pages_migrated, 0UL);
+		for (i = 0; i < n; i++)
+			KUNIT_EXPECT_EQ_MSG(test, tdata_check(td, i), -1L, "page %u", i);
+	}
+#endif
+}
+
+#ifdef HAVE_DROPBEHIND_PATH
+static void clear_make_it_fail(void *bdev)
+{
+	bdev_clear_flag(bdev, BD_MAKE_IT_FAIL);
+}
+#endif
+
+/*
+ * A write error (fail_make_request on the device's bios, for this task
+ * only): the folio is redirtied and stays in the swap cache with the data,
+ * which our pool no longer has; nothing is dropped, and the page reads
+ * back right from the swap cache.
+ */
+static void test_writeback_write_error(struct kunit *test)
+{
+	NEED_PATH(test);
+#ifdef HAVE_DROPBEHIND_PATH
+	{
+		const unsigned int n = 8;
+		struct tevents *e0 = tevents_alloc(test), *e1 = tevents_alloc(test);
+		struct zsmod_pool_stats st0, st1;
+		struct block_device *bdev;
+		struct fault_attr *attr;
+		struct tdata *td;
+		struct file *dev;
+		unsigned int i;
+
+		dev = tswap_device(test, "ram0");
+		KUNIT_ASSERT_EQ(test, 0, zswap_kunit_setup(test, "zsmalloc_mod", true));
+		td = tdata_create(test, n, 0x5000);
+		KUNIT_ASSERT_EQ(test, tdata_push(td), (unsigned long)n);
+		attr = fail_make_request_kunit_task_only(test);
+		KUNIT_ASSERT_FALSE(test, IS_ERR(attr));
+		bdev = bdev_whole(file_bdev(dev));
+		bdev_set_flag(bdev, BD_MAKE_IT_FAIL);
+		KUNIT_ASSERT_EQ(test, 0,
+				kunit_add_action_or_reset(test, clear_make_it_fail, bdev));
+
+		zswap_pools_stats(&st0);
+		tevents_read(e0);
+		WRITE_ONCE(attr->probability, 100);
+		current->make_it_fail = 1;
+		for (i = 0; i < n; i++)
+			KUNIT_EXPECT_EQ_MSG(test, zswap_writeback_kunit(td->swp[i]), 0,
+					    "page %u", i);
+		current->make_it_fail = 0;
+		WRITE_ONCE(attr->probability, 0);
+		folio_end_dropbehind_flush_kunit();
+		tevents_read(e1);
+		zswap_pools_stats(&st1);
+
+		KUNIT_EXPECT_EQ(test, st0.objs_used - st1.objs_used, (unsigned long)n);
+		KUNIT_EXPECT_EQ(test, tevents_delta(e0, e1, ZSWPWB), (long)n);
+		KUNIT_EXPECT_EQ(test, tevents_delta(e0, e1, DROPBEHIND_WB_END), 0L);
+		KUNIT_EXPECT_EQ(test, tevents_delta(e0, e1, DROPBEHIND_DROPPED), 0L);
+		for (i = 0; i < n; i++) {
+			struct folio *folio = swap_cache_folio_kunit(td->swp[i]);
+
+			KUNIT_EXPECT_NOT_NULL_MSG(test, folio, "page %u", i);
+			if (!folio)
+				continue;
+			KUNIT_EXPECT_TRUE(test, folio_test_dirty(folio));
+			KUNIT_EXPECT_FALSE(test, folio_test_writeback(folio));
+			KUNIT_EXPECT_FALSE(test, folio_test_dropbehind(folio));
+			folio_put(folio);
+		}
+		tevents_read(e0);
+		for (i = 0; i < n; i++)
+			KUNIT_EXPECT_EQ_MSG(test, tdata_check(td, i), -1L, "page %u", i);
+		tevents_read(e1);
+		KUNIT_EXPECT_EQ(test, tevents_delta(e0, e1, PSWPIN), 0L);
+		KUNIT_EXPECT_EQ(test, tevents_delta(e0, e1, ZSWPIN), 0L);
+	}
+#endif
+}
+
 /* Our pages never carry PG_dropbehind/PG_reclaim: after allocation,
  * migration, object frees and compaction.
  */
@@ -166,6 +670,11 @@ static void test_dropbehind_zspages(struct kunit *test)
 static struct kunit_case dropbehind_cases[] = {
 	KUNIT_CASE(test_dropbehind_folio_ops),
 	KUNIT_CASE(test_dropbehind_pgflags_name),
+	KUNIT_CASE_PARAM(test_writeback_dropbehind, tdev_gen_params),
+	KUNIT_CASE_PARAM(test_writeback_reclaim, tdev_gen_params),
+	KUNIT_CASE_PARAM(test_writeback_data, tdev_gen_params),
+	KUNIT_CASE(test_writeback_races),
+	KUNIT_CASE(test_writeback_write_error),
 	KUNIT_CASE(test_dropbehind_zspages),
 	{}
 };

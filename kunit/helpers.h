@@ -15,6 +15,8 @@
 #include <linux/page-flags.h>
 #include <linux/sched.h>
 #include <linux/types.h>
+#include <linux/vm_event_item.h>
+#include <linux/zswap.h>
 
 #include "../zsmalloc_mod.h"
 #include "../zsmalloc_mod_internal.h"
@@ -22,6 +24,11 @@
 /* kunit/patches/0001 defines folio_test_dropbehind as a macro for this */
 #ifdef folio_test_dropbehind
 #define ZSMOD_HAVE_DROPBEHIND 1
+#endif
+/* and kunit/patches/0004-0007 the path: zswap writeback into dropped folios */
+#if defined(ZSMOD_HAVE_DROPBEHIND) && defined(ZSWAP_WRITEBACK_KUNIT) && \
+	defined(CONFIG_FAIL_MAKE_REQUEST) && defined(FAULT_INJECT_KUNIT_TASK_ONLY)
+#define HAVE_DROPBEHIND_PATH 1
 #endif
 
 #define MAX_CLASSES	1024
@@ -228,5 +235,44 @@ int fill_migrate_one(struct tpool *tp, size_t len, unsigned int nz,
 		     unsigned int *nmoved, unsigned int cap, unsigned long *victim_old);
 /* Every page of the pool movable, none with PG_reclaim or PG_dropbehind. */
 unsigned int expect_page_flags(struct tpool *tp, const char *when);
+
+/* vm.compact_memory = 1: compact every zone (0, or a negative errno). */
+int compact_zones(void);
+
+/* ---------------------------------------------------------------------- */
+/* Swap through zswap into zsmalloc_mod (swap_helpers.c)                   */
+
+#ifdef HAVE_DROPBEHIND_PATH
+/**
+ * struct tdata - pages of a shmem file with known contents
+ * @test: the test that owns the file
+ * @file: the shmem file; gone, with its swap entries, when the test ends
+ * @n: its pages
+ * @salt: what makes this file's contents its own
+ * @swp: the swap entry of each page once tdata_push() pushed it out
+ */
+struct tdata {
+	struct kunit *test;
+	struct file *file;
+	unsigned int n;
+	u32 salt;
+	swp_entry_t *swp;
+};
+
+/* A snapshot of /proc/vmstat's events */
+struct tevents {
+	unsigned long v[NR_VM_EVENT_ITEMS];
+};
+
+struct file *tswap_device(struct kunit *test, const char *name);
+struct tdata *tdata_create(struct kunit *test, unsigned int n, u32 salt);
+unsigned long tdata_push(struct tdata *td);
+long tdata_check(struct tdata *td, pgoff_t i);
+void tevents_read(struct tevents *ev);
+long tevents_delta(const struct tevents *a, const struct tevents *b,
+		   enum vm_event_item item);
+void zswap_pools_stats(struct zsmod_pool_stats *sum);
+void zswap_pools_compact(void);
+#endif
 
 #endif /* ZSMALLOC_MOD_KUNIT_HELPERS_H */

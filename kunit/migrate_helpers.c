@@ -8,6 +8,7 @@
 #include <kunit/resource.h>
 #include <kunit/test.h>
 #include <linux/delay.h>
+#include <linux/fs.h>
 #include <linux/gfp.h>
 #include <linux/list.h>
 #include <linux/mm.h>
@@ -378,4 +379,38 @@ unsigned int expect_page_flags(struct tpool *tp, const char *when)
 		}
 	}
 	return seen;
+}
+
+/**
+ * compact_zones() - vm.compact_memory = 1: compact every zone
+ *
+ * Through a mount of procfs of our own: built into the kernel, the suites
+ * run before user space has mounted /proc.
+ *
+ * Return: 0, or a negative errno.
+ */
+int compact_zones(void)
+{
+	struct file_system_type *proc;
+	struct vfsmount *mnt;
+	struct file *f;
+	loff_t pos = 0;
+	ssize_t n;
+
+	/* procfs is never modular: no module reference to put back */
+	proc = get_fs_type("proc");
+	if (!proc)
+		return -ENODEV;
+	mnt = kern_mount(proc);
+	if (IS_ERR(mnt))
+		return PTR_ERR(mnt);
+	f = file_open_root_mnt(mnt, "sys/vm/compact_memory", O_WRONLY, 0);
+	if (IS_ERR(f)) {
+		kern_unmount(mnt);
+		return PTR_ERR(f);
+	}
+	n = kernel_write(f, "1\n", 2, &pos);
+	filp_close(f, NULL);
+	kern_unmount(mnt);
+	return n < 0 ? n : 0;
 }

@@ -29,39 +29,19 @@
 #include "helpers.h"
 
 /*
- * Compact every zone (vm.compact_memory = 1): the migration core moves
- * movable pages, ours included, towards the end of each zone. Returns how
- * many of the pool's pages that migrated (or a negative errno). Through a
- * mount of procfs of our own: built into the kernel, the suite runs before
- * user space has mounted /proc.
+ * Compact every zone: the migration core moves movable pages, ours
+ * included, towards the end of each zone. Returns how many of the pool's
+ * pages that migrated (or a negative errno).
  */
 static long compact_all(struct tpool *tp)
 {
 	struct zsmod_pool_stats st0, st1;
-	struct file_system_type *proc;
-	struct vfsmount *mnt;
-	struct file *f;
-	loff_t pos = 0;
-	ssize_t n;
+	int ret;
 
-	/* procfs is never modular: no module reference to put back */
-	proc = get_fs_type("proc");
-	if (!proc)
-		return -ENODEV;
-	mnt = kern_mount(proc);
-	if (IS_ERR(mnt))
-		return PTR_ERR(mnt);
 	zsmod_pool_stats(tp->pool, &st0);
-	f = file_open_root_mnt(mnt, "sys/vm/compact_memory", O_WRONLY, 0);
-	if (IS_ERR(f)) {
-		kern_unmount(mnt);
-		return PTR_ERR(f);
-	}
-	n = kernel_write(f, "1\n", 2, &pos);
-	filp_close(f, NULL);
-	kern_unmount(mnt);
-	if (n < 0)
-		return n;
+	ret = compact_zones();
+	if (ret)
+		return ret;
 	zsmod_pool_stats(tp->pool, &st1);
 	kunit_info(tp->test, "vm.compact_memory migrated %lu of the pool's %lu pages\n",
 		   st1.pages_migrated - st0.pages_migrated, st1.pages_used);

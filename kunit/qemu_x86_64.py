@@ -6,11 +6,16 @@
 #   -smp 2                    frees queued per CPU, hotplug, racing readers
 #   -m 2G                     room for the pools (kunit.py's -m 1024 comes
 #                             first on qemu's command line; the last wins)
-#   numa=fake=2               two nodes; movablecore=50%: ZONE_MOVABLE, which
-#                             alloc_contig_range() migrates our pages out of
+#   kunit/cmdline             the command line both kinds of run share
 #   oops=panic panic=-1       an oops ends the run (qemu -no-reboot)
 #   watchdog_thresh=30        TCG is slow: no false soft lockups
+import os
+
 from ..qemu_config import QemuArchParams
+
+with open(os.path.join(os.path.dirname(__file__), 'cmdline')) as f:
+    SHARED_CMDLINE = ' '.join(line.strip() for line in f
+                              if line.strip() and not line.startswith('#'))
 
 QEMU_ARCH = QemuArchParams(linux_arch='x86_64',
 			   kconfig='''
@@ -18,9 +23,8 @@ CONFIG_SERIAL_8250=y
 CONFIG_SERIAL_8250_CONSOLE=y''',
 			   qemu_arch='x86_64',
 			   kernel_path='arch/x86/boot/bzImage',
-			   kernel_command_line='console=ttyS0 numa=fake=2 movablecore=50% '
-					       'oops=panic panic=-1 watchdog_thresh=30 '
-					       'no_timer_check',
+			   kernel_command_line='console=ttyS0 oops=panic panic=-1 '
+					       'watchdog_thresh=30 ' + SHARED_CMDLINE,
 			   extra_qemu_params=['-accel', 'tcg,thread=single',
 					      '-smp', '2', '-m', '2G',
 					      '-bios', 'qboot.rom'])

@@ -80,7 +80,7 @@ set +e
 	--init-script "$here/guest-kunit.sh" \
 	--ko "$out/src/zsmalloc_mod.ko" --ko "$out/src/kunit/zsmalloc_mod_kunit.ko" \
 	--mem "${KUNIT_MEM:-2G}" --smp 2 \
-	--append "numa=fake=2 movablecore=50% no_timer_check ${KUNIT_APPEND:-}" \
+	--append "$(grep -v '^#' "$here/cmdline" | paste -sd' ') ${KUNIT_APPEND:-}" \
 	--append "zsmod_suites=$(IFS=+; echo "${suites[*]}")" \
 	--log "$out/guest.log" --timeout "${KUNIT_TIMEOUT:-1200}"
 guest_rc=$?
