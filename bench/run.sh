@@ -52,6 +52,11 @@
 #              meta_bytes like the module's other caches. With overlay
 #              results in bench/results, bench/modes.py writes the two modes
 #              side by side into modes.rst
+#   --dropbehind [--rounds N] [--pages P] [--out DIR]  (first argument
+#              only) a zswap writeback storm out of zsmalloc_mod on the
+#              debug test kernel, PG_reclaim against PG_dropbehind: how long
+#              the written-back pages stay in the swap cache. Runs
+#              bench/dropbehind.sh; results in bench/results/dropbehind
 #   --rev REV  build the allocator (zsmalloc_mod.[ch], zpdesc.h, Kbuild) from
 #              commit REV instead of the working tree; bench/ always comes
 #              from the working tree. results.rst records what was built.
@@ -59,6 +64,12 @@
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
+
+# --dropbehind is a benchmark of its own (bench/dropbehind.sh)
+if [ "${1:-}" = --dropbehind ]; then
+	shift
+	exec "$top/bench/dropbehind.sh" "$@"
+fi
 
 rounds=7 mib=64 mem=1G mttcg_boots=3 micro_mib=32 micro_reps=9 swap=ram micro=1 mttcg=0 frag=0 prof=0 prof_detail= rev=
 guest_kernel=stock results= compressor=lzo memdesc=

@@ -1,0 +1,128 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""bench/dropbehind.sh's raw lines -> dropbehind.csv, dropbehind.rst,
+dropbehind.dat and dropbehind.png: pages of a zswap writeback storm still
+in the swap cache after it, PG_reclaim against PG_dropbehind.
+
+A raw line (bench/guest-dropbehind.sh, bench/zsmod_dropbehind.c):
+  # db mode=reclaim round=1 pages=4096 written=4096 storm_us=... rss@0=...
+       rss@1=... drop_us=... dropped=... kept=...
+Round 0 is a warm-up and left out; the figures are medians over rounds.
+"""
+import argparse
+import csv
+import os
+import re
+import statistics
+import subprocess
+
+MODES = ("reclaim", "dropbehind")
+
+
+def parse(path):
+    rows = []
+    with open(path) as f:
+        for line in f:
+            if not line.startswith("# db "):
+                continue
+            kv = dict(re.findall(r"(\S+)=(\S+)", line))
+            row = {"mode": kv["mode"], "round": int(kv["round"])}
+            for k, v in kv.items():
+                if k not in row:
+                    row[k] = int(v)
+            rows.append(row)
+    return rows
+
+
+def med(vals):
+    return statistics.median(vals) if vals else float("nan")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--raw", required=True)
+    ap.add_argument("--meta", required=True)
+    ap.add_argument("--out", required=True)
+    a = ap.parse_args()
+    rows = [r for r in parse(a.raw) if r["round"] > 0]
+    if not rows:
+        raise SystemExit("dropbehind.py: no measured storm in %s" % a.raw)
+    samples = sorted(int(k[4:]) for k in rows[0] if k.startswith("rss@"))
+    cols = ["mode", "round", "pages", "written", "storm_us"] + \
+        ["rss@%d" % s for s in samples] + ["drop_us", "dropped", "kept"]
+    with open(os.path.join(a.out, "dropbehind.csv"), "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=cols, extrasaction="ignore")
+        w.writeheader()
+        w.writerows(rows)
+
+    summ = {}
+    for m in MODES:
+        rs = [r for r in rows if r["mode"] == m]
+        if not rs:
+            continue
+        drops = [r["drop_us"] for r in rs]
+        summ[m] = {
+            "n": len(rs),
+            "written": med([r["written"] for r in rs]),
+            "storm_ms": med([r["storm_us"] for r in rs]) / 1000,
+            "rss": {s: med([r["rss@%d" % s] for r in rs]) for s in samples},
+            "drop_ms": med(drops) / 1000 if min(drops) >= 0 else None,
+            "dropped": med([r["dropped"] for r in rs]),
+            "kept": med([r["kept"] for r in rs]),
+        }
+
+    with open(os.path.join(a.out, "dropbehind.dat"), "w") as f:
+        f.write("# ms_after_storm " + " ".join(m for m in MODES if m in summ) + "\n")
+        for s in samples:
+            f.write("%d %s\n" % (s, " ".join("%g" % summ[m]["rss"][s]
+                                             for m in MODES if m in summ)))
+    last = samples[-1]
+    script = """set terminal pngcairo size 1000,560 font "sans,11"
+set termoption noenhanced
+set output 'dropbehind.png'
+set title "zswap writeback storm out of zsmalloc_mod: written-back pages left in the swap cache"
+set xlabel "ms after the last write completed (qemu -icount guest time)"
+set ylabel "pages in the swap cache (median of rounds)"
+set logscale x
+set xrange [0.8:%d]
+set yrange [0:*]
+set grid
+set key top right
+plot 'dropbehind.dat' using ($1+1):2 with linespoints lw 2 title "PG_reclaim (stock)", \\
+     '' using ($1+1):3 with linespoints lw 2 title "PG_dropbehind"
+""" % (last * 1.3 + 1)
+    subprocess.run(["gnuplot"], input=script, text=True, cwd=a.out, check=True)
+
+    meta = dict(line.rstrip("\n").split("=", 1) for line in open(a.meta) if "=" in line)
+    out = []
+    out.append(".. SPDX-License-Identifier: GPL-2.0\n")
+    out.append("Written back, then dropped?\n===========================\n")
+    out.append("Measured %s at %s on %s with ``%s``; medians of %d rounds "
+               "after a warm-up (``dropbehind.csv`` has every storm).\n"
+               % (meta.get("date", "?"), meta.get("commit", "?"),
+                  meta.get("kernel", "?"), meta.get("command", "?"),
+                  max(v["n"] for v in summ.values())))
+    out.append(".. list-table::\n   :header-rows: 1\n")
+    hdr = ["", "written back", "storm (ms)", "in the swap cache right after",
+           "after %d ms" % last, "all gone after (ms)", "dropped", "kept"]
+    out.append("   * - " + "\n     - ".join(hdr))
+    for m in MODES:
+        if m not in summ:
+            continue
+        s = summ[m]
+        gone = "%.1f" % s["drop_ms"] if s["drop_ms"] is not None else \
+            "not within %d" % last
+        cells = ["PG_%s" % m, "%d" % s["written"], "%.1f" % s["storm_ms"],
+                 "%d" % s["rss"][samples[0]], "%d" % s["rss"][last], gone,
+                 "%d" % s["dropped"], "%d" % s["kept"]]
+        out.append("   * - " + "\n     - ".join(cells))
+    if len(summ) == 2 and summ["reclaim"]["storm_ms"] > 0:
+        out.append("\nStorm time, PG_dropbehind / PG_reclaim: %.2f (the same writes; "
+                   "the drops run on a worker meanwhile).\n"
+                   % (summ["dropbehind"]["storm_ms"] / summ["reclaim"]["storm_ms"]))
+    with open(os.path.join(a.out, "dropbehind.rst"), "w") as f:
+        f.write("\n".join(out) + "\n")
+
+
+if __name__ == "__main__":
+    main()
