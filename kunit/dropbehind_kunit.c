@@ -187,13 +187,17 @@ static struct tdata *setup_path(struct kunit *test, const char *node, bool dropb
 
 	tswap_device(test, node);
 	KUNIT_ASSERT_EQ(test, 0, zswap_kunit_setup(test, "zsmalloc_mod", dropbehind));
-	td = tdata_create(test, n, salt);
-	zswap_pools_stats(&st0);
-	/* our zspages to be migrated: from a pageblock that can be isolated */
+	/*
+	 * Zspages to be migrated: from a pageblock that can be isolated. The
+	 * shmem pages come from it, and zswap's zspages from the pages reclaim
+	 * frees as it stores them (the most recently freed go first).
+	 */
 	if (block) {
 		*block = offer_clean_pageblock(test);
 		KUNIT_EXPECT_GE(test, *block, 0L);
 	}
+	td = tdata_create(test, n, salt);
+	zswap_pools_stats(&st0);
 	tevents_read(e0);
 	KUNIT_ASSERT_EQ(test, tdata_push(td), (unsigned long)n);
 	tevents_read(e1);
@@ -474,10 +478,11 @@ static void test_writeback_races(struct kunit *test)
 		struct task_struct *writer, *reader;
 		unsigned int i, rounds = 0, migrated = 0, npfns, ok = 0, gone = 0;
 		unsigned long pfns[16];
+		long block;
 		struct wb_race *r;
 		struct tdata *td;
 
-		td = setup_path(test, "ram0", true, n, 0x4000, &st_base, NULL);
+		td = setup_path(test, "ram0", true, n, 0x4000, &st_base, &block);
 		r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
 		KUNIT_ASSERT_NOT_NULL(test, r);
 		r->result = kunit_kcalloc(test, n, sizeof(*r->result), GFP_KERNEL);
