@@ -28,7 +28,13 @@ def parse(path):
             kv = dict(re.findall(r"(\S+)=(\S+)", line))
             row = {"mode": kv["mode"], "round": int(kv["round"])}
             for k, v in kv.items():
-                if k not in row:
+                if k in row:
+                    continue
+                if k.startswith("rss@"):    # US/R: when the sample began, what it found
+                    us, n = v.split("/")
+                    row["at@" + k[4:]] = int(us)
+                    row[k] = int(n)
+                else:
                     row[k] = int(v)
             rows.append(row)
     return rows
@@ -49,7 +55,8 @@ def main():
         raise SystemExit("dropbehind.py: no measured storm in %s" % a.raw)
     samples = sorted(int(k[4:]) for k in rows[0] if k.startswith("rss@"))
     cols = ["mode", "round", "pages", "written", "storm_us"] + \
-        ["rss@%d" % s for s in samples] + ["drop_us", "dropped", "kept"]
+        [c % s for s in samples for c in ("at@%d", "rss@%d")] + \
+        ["drop_us", "dropped", "kept", "queue_full"]
     with open(os.path.join(a.out, "dropbehind.csv"), "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=cols, extrasaction="ignore")
         w.writeheader()
@@ -66,31 +73,35 @@ def main():
             "written": med([r["written"] for r in rs]),
             "storm_ms": med([r["storm_us"] for r in rs]) / 1000,
             "rss": {s: med([r["rss@%d" % s] for r in rs]) for s in samples},
+            "at_ms": {s: med([r["at@%d" % s] for r in rs]) / 1000 for s in samples},
             "drop_ms": med(drops) / 1000 if min(drops) >= 0 else None,
             "dropped": med([r["dropped"] for r in rs]),
             "kept": med([r["kept"] for r in rs]),
+            "queue_full": med([r["queue_full"] for r in rs]),
         }
 
+    # one block per mode: when each sample began (ms after the storm), pages found
     with open(os.path.join(a.out, "dropbehind.dat"), "w") as f:
-        f.write("# ms_after_storm " + " ".join(m for m in MODES if m in summ) + "\n")
-        for s in samples:
-            f.write("%d %s\n" % (s, " ".join("%g" % summ[m]["rss"][s]
-                                             for m in MODES if m in summ)))
+        for m in MODES:
+            f.write("# %s: ms_after_storm pages_in_swap_cache\n" % m)
+            for s in samples:
+                f.write("%.3f %g\n" % (summ[m]["at_ms"][s], summ[m]["rss"][s]))
+            f.write("\n\n")
     last = samples[-1]
     script = """set terminal pngcairo size 1000,560 font "sans,11"
 set termoption noenhanced
 set output 'dropbehind.png'
 set title "zswap writeback storm out of zsmalloc_mod: written-back pages left in the swap cache"
-set xlabel "ms after the last write completed (qemu -icount guest time)"
+set xlabel "ms after the last write completed, plus 1 (qemu -icount guest time)"
 set ylabel "pages in the swap cache (median of rounds)"
 set logscale x
 set xrange [0.8:%d]
 set yrange [0:*]
 set grid
 set key top right
-plot 'dropbehind.dat' using ($1+1):2 with linespoints lw 2 title "PG_reclaim (stock)", \\
-     '' using ($1+1):3 with linespoints lw 2 title "PG_dropbehind"
-""" % (last * 1.3 + 1)
+plot 'dropbehind.dat' index 0 using ($1+1):2 with linespoints lw 2 title "PG_reclaim (stock)", \\
+     '' index 1 using ($1+1):2 with linespoints lw 2 title "PG_dropbehind"
+""" % (max(summ[m]["at_ms"][last] for m in MODES) * 1.3 + 1)
     subprocess.run(["gnuplot"], input=script, text=True, cwd=a.out, check=True)
 
     meta = dict(line.rstrip("\n").split("=", 1) for line in open(a.meta) if "=" in line)
@@ -104,17 +115,22 @@ plot 'dropbehind.dat' using ($1+1):2 with linespoints lw 2 title "PG_reclaim (st
                   max(v["n"] for v in summ.values())))
     out.append(".. list-table::\n   :header-rows: 1\n")
     hdr = ["", "written back", "storm (ms)", "in the swap cache right after",
-           "after %d ms" % last, "all gone after (ms)", "dropped", "kept"]
+           "after %d ms" % last, "all settled after (ms)", "dropped", "kept",
+           "of which queue full"]
     out.append("   * - " + "\n     - ".join(hdr))
     for m in MODES:
         if m not in summ:
             continue
         s = summ[m]
-        gone = "%.1f" % s["drop_ms"] if s["drop_ms"] is not None else \
-            "not within %d" % last
+        if s["drop_ms"] is not None:
+            gone = "%.1f" % s["drop_ms"]
+        elif m == "reclaim":
+            gone = "n/a (never dropped)"
+        else:
+            gone = "not within %d" % last
         cells = ["PG_%s" % m, "%d" % s["written"], "%.1f" % s["storm_ms"],
                  "%d" % s["rss"][samples[0]], "%d" % s["rss"][last], gone,
-                 "%d" % s["dropped"], "%d" % s["kept"]]
+                 "%d" % s["dropped"], "%d" % s["kept"], "%d" % s["queue_full"]]
         out.append("   * - " + "\n     - ".join(cells))
     if len(summ) == 2 and summ["reclaim"]["storm_ms"] > 0:
         out.append("\nStorm time, PG_dropbehind / PG_reclaim: %.2f (the same writes; "

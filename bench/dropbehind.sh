@@ -46,7 +46,7 @@ log=$work/guest.log
 	--append "zsb_rounds=$rounds zsb_pages=$pages" --log "$log" || {
 	echo "bench: the guest run failed (log $log)" >&2; exit 1; }
 
-tr -d '\r' <"${log%.log}.tap" | grep -E '^# (db |vmstat |swap:|mem:)' >"$results/raw.txt"
+tr -d '\r' <"${log%.log}.tap" | grep -E '^# (db |vmstat |swap:|mem:)' >"$results/raw.txt" || true
 {
 	echo "date=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
 	echo "commit=$(git rev-parse --short HEAD)"

@@ -14,9 +14,10 @@
  * fixed times after it, and the first sample at which none has.
  *
  * Results: one line in /sys/kernel/debug/zsmod_dropbehind/results,
- *   pages=N written=W storm_us=T rss@0=R0 rss@1=R1 ... drop_us=D
- *     dropped=X kept=Y
- * (rss@MS: pages in the swap cache MS milliseconds after the storm)
+ *   pages=N written=W storm_us=T rss@0=US/R0 rss@1=US/R1 ... drop_us=D
+ *     dropped=X kept=Y queue_full=Z
+ * (rss@MS=US/R: the sample due MS milliseconds after the storm started US
+ * microseconds after it and found R pages in the swap cache)
  * where drop_us is the time from the end of the storm until the last
  * folio was dropped or kept, or -1 if that had not happened by the last
  * sample. Meant for a guest under qemu -icount (time counts instructions).
@@ -48,7 +49,7 @@ MODULE_PARM_DESC(pages, "pages written back in the storm");
 static const unsigned int sample_ms[] = { 0, 1, 2, 5, 10, 20, 50, 100, 200, 500, 1000 };
 
 static struct dentry *dir;
-static char results[512];
+static char results[768];
 static struct debugfs_blob_wrapper blob = { .data = results };
 
 /* Page i: a 64-byte pattern of its own, repeated (never all zero). */
@@ -151,12 +152,15 @@ static int storm(struct seq_buf *s)
 		}
 		if (drop_us < 0 && written && settled(ev0, ev) >= written)
 			drop_us = ktime_us_delta(ktime_get(), t1);
-		seq_buf_printf(s, " rss@%u=%u", sample_ms[k], swap_cached(swp, pages));
+		/* the scan takes a while: record when it started */
+		seq_buf_printf(s, " rss@%u=%lld/", sample_ms[k], ktime_us_delta(ktime_get(), t1));
+		seq_buf_printf(s, "%u", swap_cached(swp, pages));
 	}
 	all_vm_events(ev);
-	seq_buf_printf(s, " drop_us=%lld dropped=%lu kept=%lu\n", drop_us,
+	seq_buf_printf(s, " drop_us=%lld dropped=%lu kept=%lu queue_full=%lu\n", drop_us,
 		       ev[DROPBEHIND_DROPPED] - ev0[DROPBEHIND_DROPPED],
-		       ev[DROPBEHIND_KEPT] - ev0[DROPBEHIND_KEPT]);
+		       ev[DROPBEHIND_KEPT] - ev0[DROPBEHIND_KEPT],
+		       ev[DROPBEHIND_QUEUE_FULL] - ev0[DROPBEHIND_QUEUE_FULL]);
 	ret = 0;
 put:
 	fput(file);
