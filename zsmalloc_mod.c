@@ -141,6 +141,12 @@
  * carry OBJ_CLASS_MASK.
  */
 #define OBJ_FREEING		(1UL << (OBJ_PFN_SHIFT - 1))
+/*
+ * A pin is the pinned location with this bit set, so that no location,
+ * not even pfn 0's first object of class 0 (all bits 0), reads as "no
+ * pin". A live location never has it: it is the queued-free mark.
+ */
+#define ZSMOD_PIN_MARK		OBJ_FREEING
 static_assert(ZSMOD_MAX_OBJS_PER_ZSPAGE <= (1UL << OBJ_IDX_BITS));
 static_assert(ZSMOD_NR_CLASSES <= (1UL << (OBJ_CLASS_BITS - 1)));
 static_assert(MAX_POSSIBLE_PHYSMEM_BITS - PAGE_SHIFT + OBJ_PFN_SHIFT <=
@@ -320,7 +326,7 @@ struct zsmod_pool {
 
 struct zsmod_map_area {
 	local_lock_t lock;
-	/* location of the mapped object, or 0: the pin (see "Locking") */
+	/* pin_word() of the mapped object's location, or 0 (see "Locking") */
 	unsigned long obj;
 	/* the mapped handle; | ZSMOD_MAP_SPLIT if through @buf; or 0 */
 	unsigned long handle;
@@ -329,7 +335,11 @@ struct zsmod_map_area {
 	/* for a split object only, so that unmap can copy it back */
 	struct zsmod_size_class *class;
 	enum zsmod_mapmode mm;
-	/* a handle whose map was refused while this CPU mapped another */
+	/*
+	 * A handle whose map was refused while this CPU mapped @handle:
+	 * cleared by every map that succeeds and every unmap that ends a
+	 * mapping, so it is never older than the live mapping.
+	 */
 	unsigned long refused;
 };
 
@@ -1846,6 +1856,18 @@ EXPORT_SYMBOL_GPL(zsmod_free);
 
 /* ---- mapping ---------------------------------------------------------- */
 
+/* What a map area's pin holds for a location: never 0. */
+static unsigned long pin_word(unsigned long obj)
+{
+	return obj | ZSMOD_PIN_MARK;
+}
+
+/* The location a map area's pin names. */
+static unsigned long pinned_obj(unsigned long pin)
+{
+	return pin & ~ZSMOD_PIN_MARK;
+}
+
 /* End this CPU's pin. Context: the map area's local lock held. */
 static void unpin_object(void)
 {
@@ -1882,7 +1904,7 @@ static bool zspage_pinned(struct zsmod_zspage *zsp)
 		 */
 		for (zpdesc = zsp->first_zpdesc; zpdesc;
 		     zpdesc = zspage_next(zsp, zpdesc))
-			if (zpdesc_pfn(zpdesc) == obj_pfn(obj))
+			if (zpdesc_pfn(zpdesc) == obj_pfn(pinned_obj(obj)))
 				return true;
 	}
 	return false;
@@ -1952,7 +1974,7 @@ static noinline void *map_object_slow(struct zsmod_pool *pool,
 		spin_unlock(&class->lock);
 		goto invalid;
 	}
-	WRITE_ONCE(area->obj, obj);
+	WRITE_ONCE(area->obj, pin_word(obj));
 	spin_unlock(&class->lock);
 	if (misuse(!obj_matches_handle(pool, class, obj, handle),
 		   "handle %#lx leads to a slot that does not record it\n",
@@ -1961,6 +1983,7 @@ static noinline void *map_object_slow(struct zsmod_pool *pool,
 
 	zpdesc = obj_zpdesc(obj);
 	off = obj_page_offset(class, obj_index(obj));
+	area->refused = 0;
 	if (off <= class->last_whole_off ||
 	    zpdesc_follows(zpdesc, zpdesc->next)) {
 		area->handle = handle;
@@ -1971,8 +1994,12 @@ static noinline void *map_object_slow(struct zsmod_pool *pool,
 		area->class = class;
 		area->mm = mm;
 		addr = area->buf;
-		if (mm != ZSMOD_MM_WO)
-			obj_copy_bytes(class, obj, 0, addr, class->size, false);
+		/*
+		 * Write-only too: unmap writes the whole slot back, and the
+		 * bytes the caller leaves alone must be the slot's own, not
+		 * the buffer's previous user's.
+		 */
+		obj_copy_bytes(class, obj, 0, addr, class->size, false);
 	}
 	return addr + class->hdr_size;
 
@@ -1992,10 +2019,11 @@ static noinline void unmap_split_object(struct zsmod_map_area *area)
 
 	/* the handle header in the buffer may be stale: skip it */
 	if (area->mm != ZSMOD_MM_RO)
-		obj_copy_bytes(class, area->obj, ZSMOD_HANDLE_SIZE,
+		obj_copy_bytes(class, pinned_obj(area->obj), ZSMOD_HANDLE_SIZE,
 			       area->buf + ZSMOD_HANDLE_SIZE,
 			       class->size - ZSMOD_HANDLE_SIZE, true);
 	area->handle = 0;
+	area->refused = 0;
 	unpin_object();
 	local_unlock(&zsmod_map_area.lock);
 }
@@ -2031,6 +2059,7 @@ static noinline void unmap_object_slow(unsigned long handle)
 	}
 	kunmap_local(area->kaddr);
 	area->handle = 0;
+	area->refused = 0;
 	unpin_object();
 	local_unlock(&zsmod_map_area.lock);
 }
@@ -2065,7 +2094,7 @@ static __always_inline void *pool_map(struct zsmod_pool *pool,
 	class = pool->obj_class[obj_class_idx(obj)];
 	off = obj_page_offset(class, obj_index(obj));
 
-	this_cpu_write(zsmod_map_area.obj, obj);
+	this_cpu_write(zsmod_map_area.obj, pin_word(obj));
 	smp_mb();	/* pairs with claim_zspage()'s */
 	/*
 	 * Any claim in the class, ours or not, sends us to wait on the class
@@ -2087,6 +2116,7 @@ static __always_inline void *pool_map(struct zsmod_pool *pool,
 	kaddr = kmap_local_zpdesc(zpdesc);
 	this_cpu_write(zsmod_map_area.handle, handle);
 	this_cpu_write(zsmod_map_area.kaddr, kaddr);
+	this_cpu_write(zsmod_map_area.refused, 0);
 	return kaddr + off + class->hdr_size;
 }
 
@@ -2098,7 +2128,8 @@ static __always_inline void *pool_map(struct zsmod_pool *pool,
  *
  * An object within one page, or spanning two adjacent pages, is mapped in
  * place; one that spans two other pages is copied into a per-CPU buffer
- * (unless write-only) and copied back at unmap (unless read-only). Until
+ * (write-only too, so that the bytes the caller leaves alone stay the
+ * slot's) and copied back at unmap (unless read-only). Until
  * zsmod_unmap_object() the object cannot move, and the caller must not
  * sleep or map another object.
  *
@@ -2130,6 +2161,7 @@ static __always_inline void pool_unmap(struct zsmod_pool *pool,
 	}
 	kunmap_local(this_cpu_ptr(&zsmod_map_area)->kaddr);
 	this_cpu_write(zsmod_map_area.handle, 0);
+	this_cpu_write(zsmod_map_area.refused, 0);
 	unpin_object();
 	local_unlock(&zsmod_map_area.lock);
 }
@@ -3361,6 +3393,30 @@ bool zsmod_kunit_obj_decode(unsigned long obj, unsigned long *pfn,
 	return *class_idx < ZSMOD_NR_CLASSES;
 }
 EXPORT_SYMBOL_IF_KUNIT(zsmod_kunit_obj_decode);
+
+/**
+ * zsmod_kunit_pin_word() - what a map area's pin holds for a location
+ * @obj: the location
+ *
+ * Return: the pin; 0 means "no pin".
+ */
+unsigned long zsmod_kunit_pin_word(unsigned long obj)
+{
+	return pin_word(obj);
+}
+EXPORT_SYMBOL_IF_KUNIT(zsmod_kunit_pin_word);
+
+/**
+ * zsmod_kunit_pinned_obj() - the location a pin names
+ * @pin: the pin
+ *
+ * Return: the location.
+ */
+unsigned long zsmod_kunit_pinned_obj(unsigned long pin)
+{
+	return pinned_obj(pin);
+}
+EXPORT_SYMBOL_IF_KUNIT(zsmod_kunit_pinned_obj);
 
 /**
  * zsmod_kunit_frees_queued() - frees queued on one CPU, left queued

@@ -120,6 +120,8 @@ unsigned long zsmod_kunit_obj_encode(unsigned long pfn, unsigned int idx,
 				     unsigned int class_idx);
 bool zsmod_kunit_obj_decode(unsigned long obj, unsigned long *pfn,
 			    unsigned int *idx, unsigned int *class_idx);
+unsigned long zsmod_kunit_pin_word(unsigned long obj);
+unsigned long zsmod_kunit_pinned_obj(unsigned long pin);
 unsigned int zsmod_kunit_frees_queued(struct zsmod_pool *pool,
 				      unsigned int cpu);
 void zsmod_kunit_hold_drain(struct zsmod_pool *pool, bool hold);

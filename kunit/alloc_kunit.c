@@ -575,7 +575,8 @@ static void test_alloc_enomem(struct kunit *test)
  * Object locations at their limits: every class and index a pool can
  * have, with pfns up to the largest that 5-level paging can address
  * (MAX_POSSIBLE_PHYSMEM_BITS, the kernel's own bound, not ours), decode
- * to what was encoded, and never look like a free slot or a queued free.
+ * to what was encoded, and never look like a free slot or a queued free;
+ * the pin of each is never 0, which a map area reads as "no pin".
  */
 static void test_location_limits(struct kunit *test)
 {
@@ -596,6 +597,14 @@ static void test_location_limits(struct kunit *test)
 			for (i = 0; i < info.objs_per_zspage; i++) {
 				obj = zsmod_kunit_obj_encode(pfns[k], i, info.class_idx);
 				nr++;
+				/* a pin of any location, pfn 0's included, is a pin */
+				if (!zsmod_kunit_pin_word(obj) ||
+				    zsmod_kunit_pinned_obj(zsmod_kunit_pin_word(obj)) != obj) {
+					if (bad++ < 5)
+						KUNIT_FAIL(test, "location %#lx pins as %#lx",
+							   obj, zsmod_kunit_pin_word(obj));
+					continue;
+				}
 				if (zsmod_kunit_obj_decode(obj, &pfn, &idx, &cls) &&
 				    pfn == pfns[k] && idx == i && cls == info.class_idx)
 					continue;

@@ -136,6 +136,165 @@ static void test_nested_map(struct kunit *test)
 	free_destroy_check(tp);
 }
 
+/* Locks this task holds, as lockdep counts them (0 without lockdep). */
+static unsigned int held_locks(void)
+{
+#ifdef CONFIG_LOCKDEP
+	return current->lockdep_depth;
+#else
+	return 0;
+#endif
+}
+
+/*
+ * A new object that map copies through the per-CPU buffer: one that
+ * straddles two pages of its zspage that are not adjacent. The zspage's
+ * contiguous block is refused (fault injection), so its pages come one
+ * by one; when they happen to be adjacent all the same, that is counted
+ * and another zspage is tried.
+ *
+ * Return: the object's index in @tp; the test fails if none was had.
+ */
+static int split_object(struct tpool *tp)
+{
+	struct kunit *test = tp->test;
+	const struct tclass *c = pick_class(tp, 2, true);
+	unsigned long pfns[MAX_PFNS], pfn;
+	unsigned int try, i, first, oi;
+	int n;
+
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	fi_setup(test);
+	fi_page_filter(test, 1, true);
+	for (try = 0; try < 8; try++) {
+		first = tp->n;
+		set_fail_nth(1);
+		n = tpool_alloc(tp, len_for_class(c), GFP_KERNEL);
+		set_fail_nth(0);
+		KUNIT_ASSERT_GE(test, n, 0);
+		for (i = 1; i < c->opz; i++)
+			KUNIT_ASSERT_GE(test, tpool_alloc(tp, len_for_class(c), GFP_KERNEL), 0);
+		n = zspage_pfns(tp, first, pfns);
+		for (i = first; i < first + c->opz; i++) {
+			unsigned long off, pg;
+
+			KUNIT_ASSERT_EQ(test, 0, zsmod_handle_location(tp->pool, tp->h[i],
+								       &pfn, &oi));
+			off = (unsigned long)oi * c->size;
+			pg = off / PAGE_SIZE;
+			if (off % PAGE_SIZE + c->size > PAGE_SIZE && pg + 1 < n &&
+			    pfns[pg + 1] != pfns[pg] + 1)
+				return i;
+		}
+		kunit_info(test, "zspage %u: no straddling object on two pages apart\n", try);
+	}
+	KUNIT_FAIL(test, "no object on pages apart in 8 zspages");
+	return -1;
+}
+
+/*
+ * A refused map leaves nothing behind once the mapping it met has ended:
+ * map(A), map(S) refused, unmap(A); then S (an object mapped through the
+ * per-CPU buffer, so its unmap takes the slow path) is mapped, written
+ * and unmapped for real. Its bytes must reach the slot, and its unmap
+ * must end its mapping: preemptible again, no lock left held.
+ */
+static void test_refused_then_mapped(struct kunit *test)
+{
+	struct tpool *tp = tpool_create(test, 4096);
+	unsigned int locks;
+	int a, sp;
+	u8 *p;
+
+	NEED_FI(test);
+	if (IS_ENABLED(CONFIG_PREEMPT_RT))
+		kunit_skip(test, "PREEMPT_RT: a second mapper waits on the lock");
+	a = tpool_alloc(tp, 200, GFP_KERNEL);
+	KUNIT_ASSERT_GE(test, a, 0);
+	sp = split_object(tp);
+	KUNIT_ASSERT_GE(test, sp, 0);
+	locks = held_locks();
+
+	p = zsmod_map_object(tp->pool, tp->h[a], ZSMOD_MM_RW);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	KUNIT_EXPECT_NULL(test, zsmod_map_object(tp->pool, tp->h[sp], ZSMOD_MM_RO));
+	zsmod_unmap_object(tp->pool, tp->h[a]);
+	KUNIT_EXPECT_EQ(test, atomic_read(&misuse_reports), 1);
+	KUNIT_EXPECT_EQ(test, preempt_count(), 0);
+
+	p = zsmod_map_object(tp->pool, tp->h[sp], ZSMOD_MM_RW);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	tp->seed[sp] ^= 0x3c3c3c3c;
+	pat_fill(p, tp->len[sp], tp->seed[sp]);
+	zsmod_unmap_object(tp->pool, tp->h[sp]);
+	if (preempt_count()) {
+		KUNIT_FAIL(test, "the unmap of %#lx was taken for its refused map's",
+			   tp->h[sp]);
+		zsmod_unmap_object(tp->pool, tp->h[sp]);	/* to go on */
+	}
+	KUNIT_EXPECT_EQ(test, atomic_read(&misuse_reports), 1);
+	KUNIT_EXPECT_EQ_MSG(test, held_locks(), locks, "a lock is left held");
+	KUNIT_EXPECT_EQ_MSG(test, tpool_check(tp, sp), -1L,
+			    "the bytes written through the buffer were lost");
+	expect_untouched(tp);
+	free_destroy_check(tp);
+}
+
+/*
+ * A write-only map of an object copied through the per-CPU buffer, of
+ * which the caller writes only a prefix: the rest of the slot keeps its
+ * own bytes, none of the buffer's previous user (another object, whose
+ * bytes it held last).
+ */
+static void test_wo_split_prefix(struct kunit *test)
+{
+	struct tpool *tp = tpool_create(test, 4096);
+	const unsigned int prefix = 16;
+	unsigned int i, wrong = 0;
+	int prev, sp;
+	u8 *p;
+
+	NEED_FI(test);
+	prev = split_object(tp);
+	sp = split_object(tp);
+	KUNIT_ASSERT_GE(test, prev, 0);
+	KUNIT_ASSERT_GE(test, sp, 0);
+	KUNIT_ASSERT_GT(test, tp->len[sp], prefix);
+
+	/* the buffer now holds prev's bytes */
+	p = zsmod_map_object(tp->pool, tp->h[prev], ZSMOD_MM_RW);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	tp->seed[prev] ^= 0x77777777;
+	pat_fill(p, tp->len[prev], tp->seed[prev]);
+	zsmod_unmap_object(tp->pool, tp->h[prev]);
+
+	p = zsmod_map_object(tp->pool, tp->h[sp], ZSMOD_MM_WO);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	for (i = 0; i < prefix; i++)
+		p[i] = ~pat_byte(tp->seed[sp], i);
+	zsmod_unmap_object(tp->pool, tp->h[sp]);
+
+	p = zsmod_map_object(tp->pool, tp->h[sp], ZSMOD_MM_RO);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	for (i = 0; i < tp->len[sp]; i++) {
+		u8 want = pat_byte(tp->seed[sp], i);
+
+		if (p[i] != (i < prefix ? (u8)~want : want))
+			wrong++;
+	}
+	zsmod_unmap_object(tp->pool, tp->h[sp]);
+	KUNIT_EXPECT_EQ_MSG(test, wrong, 0U,
+			    "%u of the %u bytes after the written prefix changed",
+			    wrong, tp->len[sp] - prefix);
+	/* its prefix as written, for the checks below */
+	p = zsmod_map_object(tp->pool, tp->h[sp], ZSMOD_MM_WO);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	pat_fill(p, tp->len[sp], tp->seed[sp]);
+	zsmod_unmap_object(tp->pool, tp->h[sp]);
+	expect_untouched(tp);
+	free_destroy_check(tp);
+}
+
 /* An unmap with nothing mapped changes nothing: no lock to drop. */
 static void test_unmap_unmapped(struct kunit *test)
 {
@@ -175,6 +334,8 @@ static struct kunit_case misuse_cases[] = {
 	KUNIT_CASE(test_nested_map),
 	KUNIT_CASE(test_unmap_unmapped),
 	KUNIT_CASE(test_unmap_wrong_handle),
+	KUNIT_CASE(test_refused_then_mapped),
+	KUNIT_CASE(test_wo_split_prefix),
 	{}
 };
 
