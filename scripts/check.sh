@@ -10,7 +10,7 @@
 #      suites built in, under kunit.py run), then the selftests on that
 #      kernel (KASAN, UBSAN, KFENCE, DEBUG_PAGEALLOC, lockdep, PREEMPT)
 #   6. the short stress runs, on the stock kernel and on the test kernel
-#      (with fault injection)
+#      (with fault injection); the memcg-pressure run on both kernels
 #   7. memdesc mode (make ZSMOD_MEMDESC=1, zpdesc.h): the module built with
 #      W=1 and sparse, the swap selftests on the stock kernel, KUnit, the
 #      short stress on the stock kernel
@@ -158,6 +158,17 @@ fi
 if [ -z "$only" ] && [ -n "$kunit" ]; then
 	stage "stress (short, test kernel)" ./stress/run.sh --kernel debug --secs 20 \
 		--log "$top/out/stress/debug-short.log"
+fi
+
+# A memcg held at its limit (stress/pressure.c): threads fault pages back in
+# from zswap while the charge for them reclaims, so the module allocates in
+# direct reclaim inside swap-in faults, in many tasks at once; every page is
+# checked byte for byte. The stock kernel, then the sanitizer kernel.
+if [ -z "$only" ]; then
+	stage "memcg pressure (stock 6.12)" ./stress/run.sh --guest pressure \
+		--ko "$bdir/zsmalloc_mod.ko" --secs 90 --mem 512M
+	[ -z "$kunit" ] || stage "memcg pressure (test kernel)" ./stress/run.sh \
+		--guest pressure --kernel debug --secs 60 --mem 1G
 fi
 
 # memdesc mode: the same module with a separately allocated zpdesc. The

@@ -6,9 +6,15 @@
 # storm writer, boot a guest with vm/run-guest.sh running
 # stress/guest-stress.sh, and judge it (vm/verdict.sh: TAP + kernel splats).
 #
-# usage: stress/run.sh [--secs S] [--kernel stock|debug|BZIMAGE] [--ko FILE]
+# usage: stress/run.sh [--guest stress|pressure] [--secs S]
+#                      [--kernel stock|debug|BZIMAGE] [--ko FILE]
 #                      [--writers N] [--mib M] [--mem SIZE] [--smp N]
 #                      [--log FILE] [--timeout S] [--allow-skip NAME:REASON]...
+#                      [--cpu MODEL] [--mttcg]
+#   --guest G     the guest script stress/guest-G.sh: stress (default, the
+#                 phases of guest-stress.sh) or pressure (guest-pressure.sh:
+#                 threads of stress/pressure.c in a memcg held at its limit;
+#                 --writers is then the number of processes)
 #   --secs S      time budget of the guest's timed phases (default 120)
 #   --writers N --mib M  storm writers and MiB each (default 4 x 40 on the
 #                 stock kernel, 2 x 12 on the debug kernel)
@@ -18,16 +24,19 @@
 #   --allow-skip NAME:REASON  a phase that may skip (vm/run-guest.sh); any
 #                 other skip fails. "fault injection" is allowed on the stock
 #                 kernel when its config has no CONFIG_FAULT_INJECTION.
+#   --cpu MODEL --mttcg  passed to vm/run-guest.sh (qemu's -cpu; one host
+#                 thread per vCPU)
 # Env: STRESS_KCFLAGS: extra KCFLAGS for the module build (workarounds)
 # Exit: 0 pass, 1 fail (vm/verdict.sh), 2 usage/build error.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/.." && pwd)
 
-secs=120 kernel=stock ko='' writers='' mib='' mem=1G smp=2 log='' timeout=''
-allow=()
+guest=stress secs=120 kernel=stock ko='' writers='' mib='' mem=1G smp=2 log='' timeout=''
+allow=() qopts=()
 while [ $# -gt 0 ]; do
 	case $1 in
+	--guest) guest=$2; shift ;;
 	--secs) secs=$2; shift ;;
 	--kernel) kernel=$2; shift ;;
 	--ko) ko=$2; shift ;;
@@ -38,12 +47,18 @@ while [ $# -gt 0 ]; do
 	--log) log=$2; shift ;;
 	--timeout) timeout=$2; shift ;;
 	--allow-skip) allow+=(--allow-skip "$2"); shift ;;
+	--cpu) qopts+=(--cpu "$2"); shift ;;
+	--mttcg) qopts+=(--mttcg) ;;
 	-h | --help) sed -n '4,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
 	*) echo "stress: unknown option $1" >&2; exit 2 ;;
 	esac
 	shift
 done
 
+case $guest in
+stress | pressure) ;;
+*) echo "stress: unknown guest $guest" >&2; exit 2 ;;
+esac
 case $kernel in
 stock)
 	abi=$("$top/vm/abi.sh")
@@ -53,6 +68,7 @@ stock)
 	mods=(--modprobe virtio_blk)
 	# Debian builds it without fault injection: the phase may skip there
 	# (and only there, as long as its config says so).
+	[ "$guest" != stress ] ||
 	grep -qx 'CONFIG_FAULT_INJECTION=y' "/boot/config-$abi" 2>/dev/null ||
 		allow+=(--allow-skip "fault injection:the stock kernel $abi is built without CONFIG_FAULT_INJECTION")
 	;;
@@ -76,7 +92,9 @@ esac
 [ -f "$image" ] || { echo "stress: no kernel image $image" >&2; exit 2; }
 # Working sets: the debug kernel (KASAN, lockdep, one vCPU: it has no ACPI)
 # runs the same rounds about 10 times slower.
-if [ "$tag" = stock ]; then
+if [ "$guest" = pressure ]; then
+	: "${writers:=2}" "${mib:=48}"
+elif [ "$tag" = stock ]; then
 	: "${writers:=4}" "${mib:=40}"
 else
 	: "${writers:=2}" "${mib:=12}"
@@ -84,7 +102,9 @@ fi
 
 out=$top/out/stress
 mkdir -p "$out"
-[ -n "$log" ] || log=$out/$tag-$secs.log
+name=$tag
+[ "$guest" = stress ] || name=$guest-$tag
+[ -n "$log" ] || log=$out/$name-$secs.log
 
 if [ -z "$ko" ]; then
 	bdir=$out/build-$tag
@@ -103,15 +123,21 @@ if [ -z "$timeout" ]; then
 	timeout=$((secs * 3 + 400))
 	[ "$tag" = debug ] && timeout=$((secs * 5 + 900))
 fi
+if [ "$guest" = pressure ]; then
+	append="zspress_secs=$secs zspress_procs=$writers zspress_mib=$mib"
+else
+	append="zsstress_secs=$secs zsstress_writers=$writers zsstress_mib=$mib"
+fi
 rc=0
-echo "stress: $tag kernel $image, module $ko, secs=$secs writers=$writers mib=$mib, log $log" >&2
-"$top/vm/run-guest.sh" --kernel "$image" --init-script "$here/guest-stress.sh" \
+echo "stress: $guest on the $tag kernel $image, module $ko, secs=$secs writers=$writers mib=$mib, log $log" >&2
+"$top/vm/run-guest.sh" --kernel "$image" --init-script "$here/guest-$guest.sh" \
 	${mods[@]+"${mods[@]}"} --ko "$ko" --disk 1G --mem "$mem" --smp "$smp" \
 	--files "$here/bin/storm:/root/stress/storm" \
+	--files "$here/bin/pressure:/root/stress/pressure" \
 	--files "$top/vm/splat-patterns:/root/stress/splat-patterns" ${allow[@]+"${allow[@]}"} \
-	--append "zsstress_secs=$secs zsstress_writers=$writers zsstress_mib=$mib" \
+	${qopts[@]+"${qopts[@]}"} --append "$append" \
 	--log "$log" --timeout "$timeout" || rc=$?
 tap=${log%.log}.tap
 # The counts, for whoever called us.
-tr -d '\r' <"$tap" | grep -E '^(not )?ok |^# (storm|races|rmmod|load|faults|teardown|baseline|during|zswap|storm )' >&2 || true
+tr -d '\r' <"$tap" | grep -E '^(not )?ok |^# (storm|races|rmmod|load|faults|teardown|baseline|during|zswap|memcg|pressure|storm )' >&2 || true
 exit $rc

@@ -27,6 +27,8 @@
 #   --icount             -icount shift=0,sleep=off: guest time counts
 #                        instructions (reproducible timings for benchmarks)
 #   --accel ACCEL        qemu accelerator (default tcg; KVM fails nested here)
+#   --cpu MODEL          qemu -cpu MODEL (default under TCG: qemu64,-cx16, see
+#                        below; otherwise qemu's default)
 #   --mttcg              one host thread per vCPU (faster, but the stock kernel
 #                        sometimes oopses on int3 while live-patching code under
 #                        multi-threaded TCG: about 1 boot in 12 here)
@@ -42,7 +44,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/.." && pwd)
 
 kernel='' script='' kver='' moddir='' disk='' append='' icount='' notap='' noverdict='' mttcg=''
-mem=1G smp=2 timeout=600 accel=tcg log=$top/out/guest.log
+mem=1G smp=2 timeout=600 accel=tcg cpu='' log=$top/out/guest.log
 irargs=() vargs=()
 usage() { sed -n '4,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 2; }
 while [ $# -gt 0 ]; do
@@ -60,6 +62,7 @@ while [ $# -gt 0 ]; do
 	--timeout) timeout=$2; shift ;;
 	--icount) icount=1 ;;
 	--accel) accel=$2; shift ;;
+	--cpu) cpu=$2; shift ;;
 	--mttcg) mttcg=1 ;;
 	--no-tap) notap=1 ;;
 	--allow-skip) vargs+=(--allow-skip "$2"); shift ;;
@@ -98,6 +101,13 @@ qemu=(qemu-system-x86_64 -accel "$accelopt" -m "$mem" -smp "$smp" -nodefaults
 	-serial "file:$log" -serial "file:$tap")
 # shellcheck disable=SC2054 # the commas belong to one qemu argument
 [ -n "$icount" ] && qemu+=(-icount shift=0,sleep=off)
+# No CMPXCHG16B under TCG: qemu 7.2's TCG sometimes leaves bits of RBX in
+# EFLAGS after SLUB's `cmpxchg16b %gs:(%rsi)` (reserved bits, TF, DF). TF
+# gives a #DB in the kernel; DF alone runs the next `rep stos` backwards,
+# which zeroed zsmod_malloc()'s handle (issue 30). Without the feature SLUB
+# takes its locked path and never issues the instruction.
+[ -z "$cpu" ] && [ "$accel" = tcg ] && cpu=qemu64,-cx16
+[ -n "$cpu" ] && qemu+=(-cpu "$cpu")
 if [ -n "$disk" ]; then
 	# Sparse and fresh on every boot: no state leaks from one run to the next.
 	truncate -s "$disk" "$work/disk.raw"
