@@ -10,7 +10,7 @@
 #      suites built in, under kunit.py run), then the selftests on that
 #      kernel (KASAN, UBSAN, KFENCE, DEBUG_PAGEALLOC, lockdep, PREEMPT)
 #   6. the short stress runs, on the stock kernel and on the test kernel
-#      (with fault injection); the memcg-pressure run on both kernels
+#      (with fault injection), each beside the memcg-pressure run
 #   7. memdesc mode (make ZSMOD_MEMDESC=1, zpdesc.h): the module built with
 #      W=1 and sparse, the swap selftests on the stock kernel, KUnit, the
 #      short stress on the stock kernel
@@ -150,25 +150,59 @@ else
 	summary+=("kunit                          skipped (no kunit/run.sh)")
 fi
 
-# Reliability: the short storm/races run on the stock kernel (stress/).
-if [ -z "$only" ] && [ -x stress/check-short.sh ]; then
-	stage "stress (short, stock 6.12)" ./stress/check-short.sh --ko "$bdir/zsmalloc_mod.ko"
-fi
-# ... and on the sanitizer kernel, where its fault-injection phase runs too.
-if [ -z "$only" ] && [ -n "$kunit" ]; then
-	stage "stress (short, test kernel)" ./stress/run.sh --kernel debug --secs 20 \
-		--log "$top/out/stress/debug-short.log"
-fi
+# stage_bg NAME COMMAND...: stage() in the background, its output kept for
+# stage_wait, which prints it and records the result. A guest under
+# single-threaded TCG uses one host core: two side by side take the time of
+# the longer one.
+bgs=()
+stage_bg() {
+	local f=$out/stage-bg-${#bgs[@]}
+	bgs+=("$f")
+	(stage "$@" >"$f.log" 2>&1; printf '%s\n' "${summary[-1]}" >"$f.sum") &
+}
+stage_wait() {
+	local f line
+	wait
+	for f in "${bgs[@]}"; do
+		cat "$f.log"
+		line=$(cat "$f.sum" 2>/dev/null) || line="$(basename "$f") FAIL (no result)"
+		summary+=("$line")
+		case $line in *" FAIL "*|*"(no result)") failed=1 ;; esac
+		rm -f "$f.log" "$f.sum"
+	done
+	bgs=()
+}
 
-# A memcg held at its limit (stress/pressure.c): threads fault pages back in
-# from zswap while the charge for them reclaims, so the module allocates in
-# direct reclaim inside swap-in faults, in many tasks at once; every page is
-# checked byte for byte. The stock kernel, then the sanitizer kernel.
+# Reliability, on the stock kernel, then on the sanitizer kernel, where the
+# storm's fault-injection phase runs too: the short storm/races (stress/),
+# and beside it a memcg held at its limit (stress/pressure.c): threads fault
+# pages back in from zswap while the charge for them reclaims, so the module
+# allocates in direct reclaim inside swap-in faults, in many tasks at once;
+# every page is checked byte for byte.
 if [ -z "$only" ]; then
-	stage "memcg pressure (stock 6.12)" ./stress/run.sh --guest pressure \
+	# built once here: the runs side by side would each build them
+	stage "stress programs build" make -s -C stress
+	stage_bg "stress (short, stock 6.12)" ./stress/check-short.sh --ko "$bdir/zsmalloc_mod.ko"
+	stage_bg "memcg pressure (stock 6.12)" ./stress/run.sh --guest pressure \
 		--ko "$bdir/zsmalloc_mod.ko" --secs 90 --mem 512M
-	[ -z "$kunit" ] || stage "memcg pressure (test kernel)" ./stress/run.sh \
-		--guest pressure --kernel debug --secs 60 --mem 1G
+	stage_wait
+	if [ -n "$kunit" ]; then
+		# the module of the test-kernel selftests, if that stage built it;
+		# otherwise the first run.sh would build it while the second does
+		dko=()
+		if [ -f "$out/build-debug/zsmalloc_mod.ko" ]; then
+			dko=(--ko "$out/build-debug/zsmalloc_mod.ko")
+		elif stage "stress: module build (test kernel)" ./vm/build-modules.sh \
+			"$top/out/stress/build-debug" "$(./kunit/build-kernel.sh -q)/build" \
+			"$top/out/stress/build-debug.log"; then
+			dko=(--ko "$top/out/stress/build-debug/zsmalloc_mod.ko")
+		fi
+		stage_bg "stress (short, test kernel)" ./stress/run.sh --kernel debug --secs 20 \
+			"${dko[@]}" --log "$top/out/stress/debug-short.log"
+		stage_bg "memcg pressure (test kernel)" ./stress/run.sh --guest pressure \
+			--kernel debug "${dko[@]}" --secs 60 --mem 1G
+		stage_wait
+	fi
 fi
 
 # memdesc mode: the same module with a separately allocated zpdesc. The
