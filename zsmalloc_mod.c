@@ -80,7 +80,10 @@
  *	two pages that are not adjacent. Never nested with a page lock;
  *	map's slow path takes the class lock inside it. So one object per
  *	CPU may be mapped at a time, and the caller must not sleep while it
- *	is mapped.
+ *	is mapped. It disables preemption; on PREEMPT_RT it is a sleeping
+ *	lock that only disables migration, so another task may run on the
+ *	CPU meanwhile and find the CPU's map area taken: the area records
+ *	its owner, and only the owner's unmap ends its mapping.
  *
  * zsmod_free_batch.lock (per CPU and pool, spinlock)
  *	Protects the frees queued on that CPU (see "Freeing in batches")
@@ -335,6 +338,8 @@ struct zsmod_map_area {
 	/* for a split object only, so that unmap can copy it back */
 	struct zsmod_size_class *class;
 	enum zsmod_mapmode mm;
+	/* the task holding the mapping (and the lock), or NULL */
+	struct task_struct *owner;
 	/*
 	 * A handle whose map was refused while this CPU mapped @handle:
 	 * cleared by every map that succeeds and every unmap that ends a
@@ -398,8 +403,8 @@ static gfp_t slab_gfp(gfp_t gfp)
  *
  * A caller's mistake that the allocator can see is refused: a free of a
  * handle that is not live (freed, another pool's, garbage), a map of
- * one, a second map on a CPU that already maps an object, an unmap of
- * something this CPU has not mapped. It changes no object and no
+ * one, a second map from a task that already maps an object, an unmap
+ * of something the task has not mapped on this CPU. It changes no object and no
  * counter, and is reported with a WARNING, once per place that detects
  * it.
  *
@@ -1983,6 +1988,7 @@ static noinline void *map_object_slow(struct zsmod_pool *pool,
 
 	zpdesc = obj_zpdesc(obj);
 	off = obj_page_offset(class, obj_index(obj));
+	area->owner = current;
 	area->refused = 0;
 	if (off <= class->last_whole_off ||
 	    zpdesc_follows(zpdesc, zpdesc->next)) {
@@ -2023,6 +2029,7 @@ static noinline void unmap_split_object(struct zsmod_map_area *area)
 			       area->buf + ZSMOD_HANDLE_SIZE,
 			       class->size - ZSMOD_HANDLE_SIZE, true);
 	area->handle = 0;
+	area->owner = NULL;
 	area->refused = 0;
 	unpin_object();
 	local_unlock(&zsmod_map_area.lock);
@@ -2030,19 +2037,26 @@ static noinline void unmap_split_object(struct zsmod_map_area *area)
 
 /*
  * zsmod_unmap_object() for what its fast path skips: a split object, or a
- * caller's mistake. An unmap with nothing mapped on this CPU changes
- * nothing; one of the wrong handle still ends the mapping this CPU holds,
- * since only that gives preemption back.
+ * caller's mistake. An unmap with nothing mapped on this CPU, or from a
+ * task that does not hold the CPU's mapping (PREEMPT_RT: the holder was
+ * preempted), changes nothing; one of the wrong handle from the holder
+ * still ends its mapping, since only that gives preemption back.
  */
 static noinline void unmap_object_slow(unsigned long handle)
 {
-	/* this_cpu_read: with nothing mapped we may be preemptible */
+	/* this_cpu_read: unless we hold the mapping we may be preemptible */
 	unsigned long mapped = this_cpu_read(zsmod_map_area.handle);
 	struct zsmod_map_area *area;
 
 	if (misuse(!mapped, "unmap of %#lx, but this CPU maps nothing\n",
 		   handle))
 		return;
+	/* a task that does not own the area must not touch it */
+	if (misuse(this_cpu_read(zsmod_map_area.owner) != current,
+		   "unmap of %#lx by a task that maps nothing on this CPU\n",
+		   handle))
+		return;
+	/* only now are we the holder, and on this CPU to stay */
 	area = this_cpu_ptr(&zsmod_map_area);
 	/* the unmap of a refused nested map: the live mapping stays */
 	if (misuse(handle && handle == area->refused,
@@ -2059,6 +2073,7 @@ static noinline void unmap_object_slow(unsigned long handle)
 	}
 	kunmap_local(area->kaddr);
 	area->handle = 0;
+	area->owner = NULL;
 	area->refused = 0;
 	unpin_object();
 	local_unlock(&zsmod_map_area.lock);
@@ -2075,12 +2090,13 @@ static __always_inline void *pool_map(struct zsmod_pool *pool,
 	void *kaddr;
 
 	/*
-	 * One mapping per CPU: a second would take the first one's pin.
-	 * (With PREEMPT_RT another task may map here: it waits on the lock.)
+	 * One mapping per task: a second would take the first one's pin, or
+	 * on PREEMPT_RT wait forever on the lock the task holds. Another
+	 * task (RT) waits on the lock instead.
 	 */
-	if (!IS_ENABLED(CONFIG_PREEMPT_RT) &&
-	    misuse(this_cpu_read(zsmod_map_area.handle),
-		   "map of %#lx while this CPU maps another object\n", handle)) {
+	if (misuse(this_cpu_read(zsmod_map_area.owner) == current,
+		   "map of %#lx while this task maps another object\n",
+		   handle)) {
 		/* its unmap, if the caller makes one, must leave ours alone */
 		this_cpu_write(zsmod_map_area.refused, handle);
 		return NULL;
@@ -2116,6 +2132,7 @@ static __always_inline void *pool_map(struct zsmod_pool *pool,
 	kaddr = kmap_local_zpdesc(zpdesc);
 	this_cpu_write(zsmod_map_area.handle, handle);
 	this_cpu_write(zsmod_map_area.kaddr, kaddr);
+	this_cpu_write(zsmod_map_area.owner, current);
 	this_cpu_write(zsmod_map_area.refused, 0);
 	return kaddr + off + class->hdr_size;
 }
@@ -2138,9 +2155,10 @@ static __always_inline void *pool_map(struct zsmod_pool *pool,
  * handshake under "Locking") and checks that the handle still names it.
  * Everything else goes to map_object_slow().
  *
- * Context: disables preemption until zsmod_unmap_object().
+ * Context: keeps the caller on its CPU until zsmod_unmap_object(): disables
+ * preemption (on PREEMPT_RT, migration: a sleeping lock).
  * Return: the object's address, or NULL for a handle that is not live or
- * while this CPU maps another object (see "Misuse").
+ * while this task maps another object (see "Misuse").
  */
 void *zsmod_map_object(struct zsmod_pool *pool, unsigned long handle,
 		       enum zsmod_mapmode mm)
@@ -2153,14 +2171,16 @@ EXPORT_SYMBOL_GPL(zsmod_map_object);
 static __always_inline void pool_unmap(struct zsmod_pool *pool,
 				       unsigned long handle)
 {
-	/* this_cpu_read: with no mapping in progress we may be preemptible */
+	/* this_cpu_read: unless we hold the mapping we may be preemptible */
 	if (unlikely(this_cpu_read(zsmod_map_area.handle) != handle ||
-		     !handle)) {
+		     !handle ||
+		     this_cpu_read(zsmod_map_area.owner) != current)) {
 		unmap_object_slow(handle);
 		return;
 	}
 	kunmap_local(this_cpu_ptr(&zsmod_map_area)->kaddr);
 	this_cpu_write(zsmod_map_area.handle, 0);
+	this_cpu_write(zsmod_map_area.owner, NULL);
 	this_cpu_write(zsmod_map_area.refused, 0);
 	unpin_object();
 	local_unlock(&zsmod_map_area.lock);
@@ -2172,10 +2192,10 @@ static __always_inline void pool_unmap(struct zsmod_pool *pool,
  * @handle: the handle that was mapped
  *
  * Copies a split object back from the per-CPU buffer unless it was
- * mapped read-only. An unmap with nothing mapped on this CPU is refused
- * with a warning; one of a handle other than the one this CPU has mapped
- * warns and ends that mapping, which would otherwise keep preemption
- * disabled for good.
+ * mapped read-only. An unmap with nothing mapped on this CPU, or from a
+ * task that does not hold this CPU's mapping, is refused with a warning;
+ * one of a handle other than the one the task has mapped warns and ends
+ * that mapping, which would otherwise keep preemption disabled for good.
  */
 void zsmod_unmap_object(struct zsmod_pool *pool, unsigned long handle)
 {
@@ -3417,6 +3437,34 @@ unsigned long zsmod_kunit_pinned_obj(unsigned long pin)
 	return pinned_obj(pin);
 }
 EXPORT_SYMBOL_IF_KUNIT(zsmod_kunit_pinned_obj);
+
+/**
+ * zsmod_kunit_map_owner() - set the owner of this CPU's map area
+ * @owner: the task to record; a test stands in for a second task that
+ *	finds the area taken (PREEMPT_RT) by recording another task
+ *
+ * Context: the caller holds this CPU's mapping.
+ * Return: the owner recorded before.
+ */
+struct task_struct *zsmod_kunit_map_owner(struct task_struct *owner)
+{
+	struct task_struct *old = this_cpu_read(zsmod_map_area.owner);
+
+	this_cpu_write(zsmod_map_area.owner, owner);
+	return old;
+}
+EXPORT_SYMBOL_IF_KUNIT(zsmod_kunit_map_owner);
+
+/**
+ * zsmod_kunit_map_pin() - the pin of this CPU's map area
+ *
+ * Return: the pin word (see zsmod_kunit_pin_word()), 0 when unpinned.
+ */
+unsigned long zsmod_kunit_map_pin(void)
+{
+	return this_cpu_read(zsmod_map_area.obj);
+}
+EXPORT_SYMBOL_IF_KUNIT(zsmod_kunit_map_pin);
 
 /**
  * zsmod_kunit_frees_queued() - frees queued on one CPU, left queued

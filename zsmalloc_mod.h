@@ -11,6 +11,7 @@
 #include <linux/types.h>
 
 struct shrinker;
+struct task_struct;
 struct zsmod_pool;
 
 /**
@@ -122,6 +123,8 @@ bool zsmod_kunit_obj_decode(unsigned long obj, unsigned long *pfn,
 			    unsigned int *idx, unsigned int *class_idx);
 unsigned long zsmod_kunit_pin_word(unsigned long obj);
 unsigned long zsmod_kunit_pinned_obj(unsigned long pin);
+struct task_struct *zsmod_kunit_map_owner(struct task_struct *owner);
+unsigned long zsmod_kunit_map_pin(void);
 unsigned int zsmod_kunit_frees_queued(struct zsmod_pool *pool,
 				      unsigned int cpu);
 void zsmod_kunit_hold_drain(struct zsmod_pool *pool, bool hold);

@@ -16,6 +16,7 @@
 #include <kunit/resource.h>
 #include <kunit/test.h>
 #include <linux/preempt.h>
+#include <linux/sched/task.h>
 
 #include "helpers.h"
 
@@ -41,12 +42,25 @@ static struct tpool *misuse_pool(struct kunit *test)
 	return tp;
 }
 
+/*
+ * Whether this task is held on its CPU, as a mapping holds it: preemption
+ * off, or on PREEMPT_RT (a sleeping local lock) migration off.
+ */
+static bool cpu_held(void)
+{
+#ifdef CONFIG_SMP
+	if (IS_ENABLED(CONFIG_PREEMPT_RT))
+		return current->migration_disabled;
+#endif
+	return preempt_count();
+}
+
 /* Nothing changed: every object reads back, the counters add up. */
 static void expect_untouched(struct tpool *tp)
 {
 	KUNIT_EXPECT_EQ(tp->test, tpool_check_all(tp), 0U);
-	KUNIT_EXPECT_EQ_MSG(tp->test, preempt_count(), 0,
-			    "preemption left disabled");
+	KUNIT_EXPECT_FALSE_MSG(tp->test, cpu_held(),
+			       "preemption (RT: migration) left disabled");
 	expect_consistent(tp);
 }
 
@@ -108,25 +122,24 @@ static void test_map_freed(struct kunit *test)
 }
 
 /*
- * A second map on a CPU that maps an object is refused: it would take
- * the first mapping's pin. The first mapping stays usable, also after the
- * caller unmaps the refused handle (a report, and nothing else).
+ * A second map from a task that maps an object is refused: it would take
+ * the first mapping's pin (on PREEMPT_RT: wait for good on the lock the
+ * task holds). The first mapping stays usable, also after the caller
+ * unmaps the refused handle (a report, and nothing else).
  */
 static void test_nested_map(struct kunit *test)
 {
 	struct tpool *tp = misuse_pool(test);
 	u8 *p;
 
-	if (IS_ENABLED(CONFIG_PREEMPT_RT))
-		kunit_skip(test, "PREEMPT_RT: a second mapper waits on the lock");
 	p = zsmod_map_object(tp->pool, tp->h[0], ZSMOD_MM_RW);
 	KUNIT_ASSERT_NOT_NULL(test, p);
 	KUNIT_EXPECT_NULL(test, zsmod_map_object(tp->pool, tp->h[1], ZSMOD_MM_RO));
 	KUNIT_EXPECT_EQ(test, atomic_read(&misuse_reports), 1);
 	zsmod_unmap_object(tp->pool, tp->h[1]);
 	KUNIT_EXPECT_EQ(test, atomic_read(&misuse_reports), 2);
-	KUNIT_EXPECT_NE_MSG(test, preempt_count(), 0,
-			    "the refused handle's unmap ended the live mapping");
+	KUNIT_EXPECT_TRUE_MSG(test, cpu_held(),
+			      "the refused handle's unmap ended the live mapping");
 	KUNIT_EXPECT_EQ(test, pat_check(p, tp->len[0], tp->seed[0]), -1L);
 	tp->seed[0] ^= 0xa5a5a5a5;
 	pat_fill(p, tp->len[0], tp->seed[0]);
@@ -207,8 +220,6 @@ static void test_refused_then_mapped(struct kunit *test)
 	u8 *p;
 
 	NEED_FI(test);
-	if (IS_ENABLED(CONFIG_PREEMPT_RT))
-		kunit_skip(test, "PREEMPT_RT: a second mapper waits on the lock");
 	a = tpool_alloc(tp, 200, GFP_KERNEL);
 	KUNIT_ASSERT_GE(test, a, 0);
 	sp = split_object(tp);
@@ -220,14 +231,14 @@ static void test_refused_then_mapped(struct kunit *test)
 	KUNIT_EXPECT_NULL(test, zsmod_map_object(tp->pool, tp->h[sp], ZSMOD_MM_RO));
 	zsmod_unmap_object(tp->pool, tp->h[a]);
 	KUNIT_EXPECT_EQ(test, atomic_read(&misuse_reports), 1);
-	KUNIT_EXPECT_EQ(test, preempt_count(), 0);
+	KUNIT_EXPECT_FALSE(test, cpu_held());
 
 	p = zsmod_map_object(tp->pool, tp->h[sp], ZSMOD_MM_RW);
 	KUNIT_ASSERT_NOT_NULL(test, p);
 	tp->seed[sp] ^= 0x3c3c3c3c;
 	pat_fill(p, tp->len[sp], tp->seed[sp]);
 	zsmod_unmap_object(tp->pool, tp->h[sp]);
-	if (preempt_count()) {
+	if (cpu_held()) {
 		KUNIT_FAIL(test, "the unmap of %#lx was taken for its refused map's",
 			   tp->h[sp]);
 		zsmod_unmap_object(tp->pool, tp->h[sp]);	/* to go on */
@@ -327,6 +338,45 @@ static void test_unmap_wrong_handle(struct kunit *test)
 	free_destroy_check(tp);
 }
 
+/*
+ * On PREEMPT_RT a task may run on a CPU whose mapping a preempted task
+ * holds: its unmap must leave that mapping alone, even an unmap of the
+ * very handle mapped. Made deterministic on every kernel by recording
+ * another task as the holder: both unmaps are refused, the pin stays, and
+ * then the real holder's writes and unmap go through.
+ */
+static void test_stray_unmap(struct kunit *test)
+{
+	struct tpool *tp = misuse_pool(test);
+	unsigned int locks = held_locks();
+	struct task_struct *holder;
+	unsigned long pin;
+	u8 *p;
+
+	p = zsmod_map_object(tp->pool, tp->h[0], ZSMOD_MM_RW);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	pin = zsmod_kunit_map_pin();
+	KUNIT_EXPECT_NE(test, pin, 0UL);
+	holder = zsmod_kunit_map_owner(&init_task);
+	KUNIT_EXPECT_PTR_EQ(test, holder, current);
+	zsmod_unmap_object(tp->pool, tp->h[0]);
+	zsmod_unmap_object(tp->pool, tp->h[1]);
+	KUNIT_EXPECT_EQ(test, atomic_read(&misuse_reports), 2);
+	KUNIT_EXPECT_TRUE_MSG(test, cpu_held(),
+			      "a stray unmap ended the holder's mapping");
+	KUNIT_EXPECT_EQ_MSG(test, zsmod_kunit_map_pin(), pin,
+			    "a stray unmap unpinned the holder's object");
+	zsmod_kunit_map_owner(holder);
+
+	tp->seed[0] ^= 0x69696969;
+	pat_fill(p, tp->len[0], tp->seed[0]);
+	zsmod_unmap_object(tp->pool, tp->h[0]);
+	KUNIT_EXPECT_EQ(test, atomic_read(&misuse_reports), 2);
+	KUNIT_EXPECT_EQ_MSG(test, held_locks(), locks, "a lock is left held");
+	expect_untouched(tp);
+	free_destroy_check(tp);
+}
+
 static struct kunit_case misuse_cases[] = {
 	KUNIT_CASE(test_double_free),
 	KUNIT_CASE(test_foreign_free),
@@ -336,6 +386,7 @@ static struct kunit_case misuse_cases[] = {
 	KUNIT_CASE(test_unmap_wrong_handle),
 	KUNIT_CASE(test_refused_then_mapped),
 	KUNIT_CASE(test_wo_split_prefix),
+	KUNIT_CASE(test_stray_unmap),
 	{}
 };
 

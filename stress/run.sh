@@ -7,7 +7,7 @@
 # stress/guest-stress.sh, and judge it (vm/verdict.sh: TAP + kernel splats).
 #
 # usage: stress/run.sh [--guest stress|pressure] [--secs S]
-#                      [--kernel stock|debug|BZIMAGE] [--ko FILE]
+#                      [--kernel stock|rt|debug|BZIMAGE] [--ko FILE]
 #                      [--writers N] [--mib M] [--mem SIZE] [--smp N]
 #                      [--log FILE] [--timeout S] [--allow-skip NAME:REASON]...
 #                      [--cpu MODEL] [--mttcg]
@@ -18,8 +18,9 @@
 #   --secs S      time budget of the guest's timed phases (default 120)
 #   --writers N --mib M  storm writers and MiB each (default 4 x 40 on the
 #                 stock kernel, 2 x 12 on the debug kernel)
-#   --kernel      stock: /boot/vmlinuz-<vm/abi.sh> (default); debug: the
-#                 KUnit test kernel (kunit/build-kernel.sh, must exist already)
+#   --kernel      stock: /boot/vmlinuz-<vm/abi.sh> (default); rt: the same
+#                 for Debian's PREEMPT_RT flavour; debug: the KUnit test
+#                 kernel (kunit/build-kernel.sh, must exist already)
 #   --ko FILE     use this module instead of building one
 #   --allow-skip NAME:REASON  a phase that may skip (vm/run-guest.sh); any
 #                 other skip fails. "fault injection" is allowed on the stock
@@ -60,17 +61,18 @@ stress | pressure) ;;
 *) echo "stress: unknown guest $guest" >&2; exit 2 ;;
 esac
 case $kernel in
-stock)
-	abi=$("$top/vm/abi.sh")
+stock | rt)
+	# rt: Debian's PREEMPT_RT flavour (vm/deps.sh installs it)
+	abi=$("$top/vm/abi.sh" "$([ "$kernel" = rt ] && echo rt-amd64 || echo amd64)")
 	image=/boot/vmlinuz-$abi
 	kdir=/usr/src/linux-headers-$abi
-	tag=stock
+	tag=$kernel
 	mods=(--modprobe virtio_blk)
 	# Debian builds it without fault injection: the phase may skip there
 	# (and only there, as long as its config says so).
 	[ "$guest" != stress ] ||
 	grep -qx 'CONFIG_FAULT_INJECTION=y' "/boot/config-$abi" 2>/dev/null ||
-		allow+=(--allow-skip "fault injection:the stock kernel $abi is built without CONFIG_FAULT_INJECTION")
+		allow+=(--allow-skip "fault injection:the kernel $abi is built without CONFIG_FAULT_INJECTION")
 	;;
 debug)
 	# The test kernel is another helper's job: use it only once it is built
@@ -94,7 +96,7 @@ esac
 # runs the same rounds about 10 times slower.
 if [ "$guest" = pressure ]; then
 	: "${writers:=2}" "${mib:=48}"
-elif [ "$tag" = stock ]; then
+elif [ "$tag" = stock ] || [ "$tag" = rt ]; then
 	: "${writers:=4}" "${mib:=40}"
 else
 	: "${writers:=2}" "${mib:=12}"

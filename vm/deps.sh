@@ -18,7 +18,12 @@ if [ -z "$abi" ]; then
 	apt-get update -q >/dev/null
 	abi=$("$here/abi.sh")
 fi
+# The flavours besides the generic one: -rt (PREEMPT_RT) is built for and
+# booted, -cloud built for (see scripts/flavours.sh).
+rt=$("$here/abi.sh" rt-amd64)
+cloud=$("$here/abi.sh" cloud-amd64)
 # shellcheck disable=SC2086 # the list is words
 "$here/apt-install.sh" $want_tools "linux-headers-$abi" "linux-image-$abi-unsigned" \
-	linux-source-6.12
+	linux-source-6.12 "linux-headers-$rt" "linux-image-$rt-unsigned" \
+	"linux-headers-$cloud"
 echo "$abi"
