@@ -3,9 +3,12 @@
 #
 # make check: every test suite, from a fresh machine.
 #   1. packages (vm/deps.sh); vm/verdict-test.sh checks the run judge itself
-#   2. modules against the stock Debian 6.12 headers with W=1: any warning fails
+#   2. modules against the stock Debian 6.12 headers with W=1: any warning
+#      fails; against the -rt (PREEMPT_RT) headers too, and -cloud (no zpool)
+#      must refuse clearly (scripts/flavours.sh)
 #   3. selftests (static binaries)
-#   4. stock 6.12 guest: all selftests (vm/guest-check.sh) under vm/run-guest.sh
+#   4. stock 6.12 guest: all selftests (vm/guest-check.sh) under
+#      vm/run-guest.sh; beside it the swap selftests on the -rt kernel
 #   5. ./kunit/run.sh (KUnit test kernel), ./kunit/kunitpy.sh (the same
 #      suites built in, under kunit.py run), then the selftests on that
 #      kernel (KASAN, UBSAN, KFENCE, DEBUG_PAGEALLOC, lockdep, PREEMPT)
@@ -13,7 +16,7 @@
 #      (with fault injection), each beside the memcg-pressure run
 #   7. memdesc mode (make ZSMOD_MEMDESC=1, zpdesc.h): the module built with
 #      W=1 and sparse, the swap selftests on the stock kernel, KUnit, the
-#      short stress on the stock kernel
+#      short stress on the stock kernel, beside the short stress on -rt
 #   8. dkms build, make lint, make docs
 # then a summary. Logs: out/check/.
 #
@@ -60,6 +63,29 @@ finish() {
 	exit $failed
 }
 
+# stage_bg NAME COMMAND...: stage() in the background, its output kept for
+# stage_wait, which prints it and records the result. A guest under
+# single-threaded TCG uses one host core: two side by side take the time of
+# the longer one.
+bgs=()
+stage_bg() {
+	local f=$out/stage-bg-${#bgs[@]}
+	bgs+=("$f")
+	(stage "$@" >"$f.log" 2>&1; printf '%s\n' "${summary[-1]}" >"$f.sum") &
+}
+stage_wait() {
+	local f line
+	wait
+	for f in "${bgs[@]}"; do
+		cat "$f.log"
+		line=$(cat "$f.sum" 2>/dev/null) || line="$(basename "$f") FAIL (no result)"
+		summary+=("$line")
+		case $line in *" FAIL "*|*"(no result)") failed=1 ;; esac
+		rm -f "$f.log" "$f.sum"
+	done
+	bgs=()
+}
+
 deps() { abi=$(./vm/deps.sh) && echo "kernel ABI $abi" && summary+=("kernel ABI $abi"); }
 stage deps deps || finish
 
@@ -76,6 +102,10 @@ build() {
 	(cd "$bdir" && ls -l ./*.ko bench/*.ko 2>/dev/null; true)
 }
 stage "modules build (W=1)" build || finish
+# Debian's other flavours: -rt built with W=1 (out/check/build-rt, booted
+# below), -cloud (no zpool, no zswap) refused with a clear message.
+rm -rf "$out/build-rt" "$out/rt-guest.tap"
+stage "flavours build (rt W=1, cloud)" ./scripts/flavours.sh "$out"
 
 stage selftests-build make -s -C selftests || finish
 
@@ -118,8 +148,22 @@ results() {
 		summary+=("    $line")
 	done < <(tr -d '\r' <"$1" 2>/dev/null | grep -E '^(not )?ok ')
 }
-stage "stock 6.12 guest selftests" guest
+# The same swap selftests on Debian's PREEMPT_RT kernel, beside the stock
+# guest (each guest uses one host core).
+rt_guest() {
+	local rt tests=roundtrip+writeback+migrate
+	tests+=+kernel_test_zswap.sh:zsmalloc+kernel_test_zswap.sh:zsmalloc_mod
+	[ -z "$only" ] || tests=${only//,/+}
+	rt=$(./vm/abi.sh rt-amd64) || return 1
+	selftest_guest "/boot/vmlinuz-$rt" "$out/build-rt/zsmalloc_mod.ko" \
+		"$out/rt-guest.log" 900 --modprobe virtio_blk \
+		--append "$debug_opts zsmod_tests=$tests"
+}
+stage_bg "stock 6.12 guest selftests" guest
+[ -f "$out/build-rt/zsmalloc_mod.ko" ] && stage_bg "rt 6.12 guest selftests" rt_guest
+stage_wait
 results "$out/stock-guest.tap"
+[ -f "$out/rt-guest.tap" ] && results "$out/rt-guest.tap"
 
 # The same selftests, but the one whose checks do not apply (lifecycle,
 # badinput: knobs and module life, the same on every kernel), on the KUnit
@@ -149,29 +193,6 @@ elif [ -x kunit/run.sh ]; then
 else
 	summary+=("kunit                          skipped (no kunit/run.sh)")
 fi
-
-# stage_bg NAME COMMAND...: stage() in the background, its output kept for
-# stage_wait, which prints it and records the result. A guest under
-# single-threaded TCG uses one host core: two side by side take the time of
-# the longer one.
-bgs=()
-stage_bg() {
-	local f=$out/stage-bg-${#bgs[@]}
-	bgs+=("$f")
-	(stage "$@" >"$f.log" 2>&1; printf '%s\n' "${summary[-1]}" >"$f.sum") &
-}
-stage_wait() {
-	local f line
-	wait
-	for f in "${bgs[@]}"; do
-		cat "$f.log"
-		line=$(cat "$f.sum" 2>/dev/null) || line="$(basename "$f") FAIL (no result)"
-		summary+=("$line")
-		case $line in *" FAIL "*|*"(no result)") failed=1 ;; esac
-		rm -f "$f.log" "$f.sum"
-	done
-	bgs=()
-}
 
 # Reliability, on the stock kernel, then on the sanitizer kernel, where the
 # storm's fault-injection phase runs too: the short storm/races (stress/),
@@ -230,10 +251,16 @@ if stage "memdesc: modules build (W=1, sparse)" md_build; then
 			./kunit/run.sh
 	fi
 	if [ -z "$only" ]; then
-		stage "memdesc: stress (short, stock)" ./stress/check-short.sh \
+		stage_bg "memdesc: stress (short, stock)" ./stress/check-short.sh \
 			--ko "$mdir/zsmalloc_mod.ko" --log "$top/out/stress/short-memdesc.log"
 	fi
 fi
+# The short stress on the PREEMPT_RT kernel, beside the memdesc one.
+if [ -z "$only" ] && [ -f "$out/build-rt/zsmalloc_mod.ko" ]; then
+	stage_bg "stress (short, rt 6.12)" ./stress/check-short.sh --kernel rt \
+		--ko "$out/build-rt/zsmalloc_mod.ko" --log "$top/out/stress/short-rt.log"
+fi
+stage_wait
 
 # Packaging and style: dkms.conf builds against the stock headers, and
 # checkpatch --strict plus sparse find nothing.
