@@ -448,6 +448,12 @@ static inline void __zpdesc_set_movable(struct zpdesc *zpdesc,
 	__SetPageMovable(zpdesc_page(zpdesc), mops);
 }
 
+/* Whether the migration core may move this page (see above). */
+static inline bool zpdesc_is_movable(struct zpdesc *zpdesc)
+{
+	return __PageMovable(zpdesc_page(zpdesc));
+}
+
 static inline bool zpdesc_is_isolated(const struct zpdesc *zpdesc)
 {
 	return folio_test_isolated(zpdesc_folio(zpdesc));

@@ -41,6 +41,7 @@
 #include <linux/atomic.h>
 #include <linux/cpuhotplug.h>
 #include <linux/debugfs.h>
+#include <linux/delay.h>
 #include <linux/highmem.h>
 #include <linux/kernel.h>
 #include <linux/local_lock.h>
@@ -275,6 +276,8 @@ struct zsmod_zspage {
 	u8 fullness;
 	u8 class_idx;
 	bool huge;
+	/* a page's lock was busy when it was to be made movable: retry */
+	bool movable_pending;
 	unsigned int inuse;
 	unsigned int freeobj;
 	struct zpdesc *first_zpdesc;
@@ -961,20 +964,48 @@ undo:
 	return NULL;
 }
 
-/* Let the migration core move the pages of a new zspage. */
+#if IS_ENABLED(CONFIG_KUNIT)
+/* KUnit: zspage_set_movable() finds every page lock busy */
+static bool kunit_lock_busy;
+#endif
+
+#ifdef CONFIG_COMPACTION
+/* zpdesc_trylock() for zspage_set_movable(), which KUnit can make fail */
+static bool movable_trylock(struct zpdesc *zpdesc)
+{
+#if IS_ENABLED(CONFIG_KUNIT)
+	if (READ_ONCE(kunit_lock_busy))
+		return false;
+#endif
+	return zpdesc_trylock(zpdesc);
+}
+#endif
+
+/**
+ * zspage_set_movable() - let the migration core move a zspage's pages
+ * @zsp: the zspage, new or with movable_pending set; its class lock held
+ *
+ * Nobody else can know a new zspage's pages, but a pfn walker (compaction
+ * scanning, memory offlining) may hold a page's lock for a moment. Such a
+ * page is left as it is and the zspage marked: the next malloc or free in
+ * the zspage tries again, so no page stays unmovable for good (CMA,
+ * compaction and memory hot-remove need it movable).
+ */
 static void zspage_set_movable(struct zsmod_zspage *zsp)
 {
 #ifdef CONFIG_COMPACTION
 	struct zpdesc *zpdesc;
 
+	lockdep_assert_held(&zspage_class(zsp->pool, zsp)->lock);
+	zsp->movable_pending = false;
 	for (zpdesc = zsp->first_zpdesc; zpdesc;
 	     zpdesc = zspage_next(zsp, zpdesc)) {
-		/*
-		 * Nobody else can know this page yet. Should a pfn walker
-		 * hold its lock for a moment, the page just stays unmovable.
-		 */
-		if (!zpdesc_trylock(zpdesc))
+		if (zpdesc_is_movable(zpdesc))
 			continue;
+		if (!movable_trylock(zpdesc)) {
+			zsp->movable_pending = true;
+			continue;
+		}
 		__zpdesc_set_movable(zpdesc, &zsmod_mops);
 		zpdesc_unlock(zpdesc);
 	}
@@ -1511,6 +1542,8 @@ static noinline int free_class_queue(struct zsmod_pool *pool,
 		old_fullness = zsp->fullness;
 		obj_free(class, obj);
 		fullness = fix_fullness(class, zsp);
+		if (unlikely(zsp->movable_pending) && fullness != ZS_INUSE_RATIO_0)
+			zspage_set_movable(zsp);
 		/* Fragmentation only grows when a zspage drops a group. */
 		if (fullness != old_fullness && READ_ONCE(auto_compact) &&
 		    class_compaction_pays(class))
@@ -1633,6 +1666,8 @@ again:
 	if (handle) {
 		handle_set_obj(handle, obj_malloc(class, zsp, handle));
 		fix_fullness(class, zsp);
+		if (unlikely(zsp->movable_pending))
+			zspage_set_movable(zsp);
 	}
 	spin_unlock(&class->lock);
 	/* room but no slot: not a full class; a block as @gfp allows */
@@ -2238,7 +2273,7 @@ static struct zsmod_zspage *isolate_src_zspage(struct zsmod_size_class *class)
 
 		list_for_each_entry(zsp, &class->fullness_list[fg], list) {
 			/* a mapped object stays put: try the next one */
-			if (zspage_pinned(zsp) || !claim_zspage(class, zsp))
+			if (!claim_zspage(class, zsp))
 				continue;
 			remove_zspage(class, zsp);
 			return zsp;
@@ -3523,6 +3558,8 @@ bool *zsmod_kunit_param(const char *name)
 		return &shrinker_enabled;
 	if (!strcmp(name, "auto_compact"))
 		return &auto_compact;
+	if (!strcmp(name, "kunit_lock_busy"))
+		return &kunit_lock_busy;
 	return NULL;
 }
 EXPORT_SYMBOL_IF_KUNIT(zsmod_kunit_param);
@@ -3611,8 +3648,15 @@ err_caches:
 
 static void __exit zsmod_exit(void)
 {
-	/* zpool holds a module reference per pool: none can exist here */
-	zpool_unregister_driver(&zsmod_zpool_driver);
+	/*
+	 * zpool holds a module reference per pool, so no pool can exist
+	 * here; should zpool still count one, returning would leave our
+	 * driver on its list with our code gone: wait until it lets go.
+	 */
+	while (zpool_unregister_driver(&zsmod_zpool_driver)) {
+		pr_warn_once("zpool still holds the driver; waiting\n");
+		msleep(100);
+	}
 	debugfs_remove_recursive(zsmod_debugfs_root);
 	cpuhp_remove_state(zsmod_cpuhp_state);
 	zpdesc_cache_destroy();

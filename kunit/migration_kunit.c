@@ -1002,11 +1002,83 @@ static void test_struct_page_words(struct kunit *test)
 }
 #endif
 
+/*
+ * How many pages of object @idx's zspage the migration core may move; the
+ * zspage's first pfn in @first, its page count in @np.
+ */
+static unsigned int zspage_movable_pages(struct tpool *tp, unsigned int idx,
+					 unsigned long *first, int *np)
+{
+	unsigned long pfns[MAX_PFNS];
+	unsigned int movable = 0;
+	int j;
+
+	*np = zspage_pfns(tp, idx, pfns);
+	*first = *np > 0 ? pfns[0] : 0;
+	for (j = 0; j < *np; j++)
+		movable += __PageMovable(pfn_to_page(pfns[j]));
+	return movable;
+}
+
+/*
+ * A page whose lock was busy when its zspage was made (a pfn walker's; the
+ * kunit_lock_busy knob stands in for it) must not stay unmovable for good:
+ * the next malloc in the zspage, or the next free, makes it movable, as the
+ * migration core itself sees it (__PageMovable()).
+ */
+static void test_unmovable_retry(struct kunit *test)
+{
+	struct tpool *tp = tpool_create(test, 64);
+	const struct tclass *c = pick_class_sized(tp, 2, false, 512);
+	struct zsmod_pool_stats st;
+	unsigned long z1, z2, z;
+	int a, i, d, np;
+	size_t len;
+
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	KUNIT_ASSERT_GE(test, c->opz, 3U);
+	len = len_for_class(c);
+
+	/* the malloc path: a makes zspage z1 with its locks busy; b retries */
+	set_param(test, "kunit_lock_busy", true);
+	a = tpool_alloc(tp, len, MOVABLE_GFP);
+	KUNIT_ASSERT_GE(test, a, 0);
+	KUNIT_EXPECT_EQ_MSG(test, zspage_movable_pages(tp, a, &z1, &np), 0U,
+			    "a page whose lock was busy was made movable");
+	KUNIT_ASSERT_EQ(test, np, (int)c->ppz);
+	set_param(test, "kunit_lock_busy", false);
+	i = tpool_alloc(tp, len, MOVABLE_GFP);
+	KUNIT_ASSERT_GE(test, i, 0);
+	KUNIT_EXPECT_EQ_MSG(test, zspage_movable_pages(tp, i, &z, &np), c->ppz,
+			    "pages left unmovable after a malloc in their zspage");
+	KUNIT_ASSERT_EQ(test, z, z1);
+
+	/* the free path: fill z1, make z2 busy, then d's free retries */
+	set_param(test, "kunit_lock_busy", true);
+	do {
+		i = tpool_alloc(tp, len, MOVABLE_GFP);
+		KUNIT_ASSERT_GE(test, i, 0);
+		zspage_movable_pages(tp, i, &z2, &np);
+	} while (z2 == z1);
+	d = tpool_alloc(tp, len, MOVABLE_GFP);
+	KUNIT_ASSERT_GE(test, d, 0);
+	KUNIT_EXPECT_EQ(test, zspage_movable_pages(tp, d, &z, &np), 0U);
+	KUNIT_ASSERT_EQ(test, z, z2);
+	set_param(test, "kunit_lock_busy", false);
+	tpool_free(tp, d);
+	zsmod_pool_stats(tp->pool, &st);	/* runs the queued free */
+	KUNIT_EXPECT_EQ_MSG(test, zspage_movable_pages(tp, i, &z, &np), c->ppz,
+			    "pages left unmovable after a free in their zspage");
+	KUNIT_EXPECT_EQ(test, tpool_check_all(tp), 0U);
+	free_destroy_check(tp);
+}
+
 static struct kunit_case migration_cases[] = {
 	KUNIT_CASE(test_migrate_pages),
 	KUNIT_CASE(test_migrate_abort),
 	KUNIT_CASE(test_migrate_queued_free),
 	KUNIT_CASE(test_span_split_pages),
+	KUNIT_CASE(test_unmovable_retry),
 	KUNIT_CASE_SLOW(test_destroy_vs_migration),
 	KUNIT_CASE_SLOW(test_struct_page_words),
 	KUNIT_CASE_SLOW(test_cpu_hotplug),
