@@ -95,7 +95,7 @@ esac
 # Working sets: the debug kernel (KASAN, lockdep, one vCPU: it has no ACPI)
 # runs the same rounds about 10 times slower.
 if [ "$guest" = pressure ]; then
-	: "${writers:=2}" "${mib:=48}"
+	: "${writers:=2}" "${mib:=40}"
 elif [ "$tag" = stock ] || [ "$tag" = rt ]; then
 	: "${writers:=4}" "${mib:=40}"
 else
