@@ -398,14 +398,19 @@ static void test_stats_many_classes(struct kunit *test)
 
 /*
  * After freeing what a call allocated: wait (bounded) until the pool is
- * back to @pages pages, since an empty zspage whose page is locked at that
- * moment is freed later by a worker. Returns true if it got there.
+ * back to @pages pages and NR_ZSPAGES to @zspages, since an empty zspage
+ * whose page is locked at that moment is freed later by a worker, and a
+ * queued free that the drain worker runs detaches the zspage (the pool's
+ * count) before it gives the pages back (NR_ZSPAGES). Returns true if it
+ * got there.
  */
-static bool settle_pages(struct tpool *tp, unsigned long pages)
+static bool settle_pages(struct tpool *tp, unsigned long pages,
+			 unsigned long zspages)
 {
 	unsigned long deadline = jiffies + HZ;
 
-	while (zsmod_get_total_pages(tp->pool) != pages) {
+	while (zsmod_get_total_pages(tp->pool) != pages ||
+	       nr_zspages() != zspages) {
 		if (time_after(jiffies, deadline))
 			return false;
 		usleep_range(5000, 10000);
@@ -440,7 +445,7 @@ static unsigned int enomem_walk(struct kunit *test, struct tpool *tp, size_t len
 			KUNIT_EXPECT_NE(test, handle, 0UL);
 			if (handle)
 				zsmod_free(tp->pool, handle);
-			KUNIT_EXPECT_TRUE_MSG(test, settle_pages(tp, before.pages_used),
+			KUNIT_EXPECT_TRUE_MSG(test, settle_pages(tp, before.pages_used, zsp),
 					      "len %zu: freeing the only object kept its zspage",
 					      len);
 			if (left) {
@@ -502,7 +507,7 @@ static void enomem_kth_page(struct kunit *test, struct tpool *tp, size_t len, gf
 					    before.objs_used, before.objs_allocated,
 					    after.objs_used, after.objs_allocated);
 			zsmod_free(tp->pool, handle);
-			KUNIT_EXPECT_TRUE_MSG(test, settle_pages(tp, before.pages_used),
+			KUNIT_EXPECT_TRUE_MSG(test, settle_pages(tp, before.pages_used, zsp),
 					      "len %zu: freeing the only object kept its zspage",
 					      len);
 			through = true;
