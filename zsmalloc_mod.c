@@ -2190,8 +2190,10 @@ static __always_inline void *pool_map(struct zsmod_pool *pool,
  * handshake under "Locking") and checks that the handle still names it.
  * Everything else goes to map_object_slow().
  *
- * Context: keeps the caller on its CPU until zsmod_unmap_object(): disables
- * preemption (on PREEMPT_RT, migration: a sleeping lock).
+ * Context: task context (an interrupt's current is the task it interrupted,
+ * whose mapping it would take for its own). Keeps the caller on its CPU
+ * until zsmod_unmap_object(): disables preemption (on PREEMPT_RT,
+ * migration: a sleeping lock).
  * Return: the object's address, or NULL for a handle that is not live or
  * while this task maps another object (see "Misuse").
  */

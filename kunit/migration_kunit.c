@@ -1028,13 +1028,17 @@ static unsigned int zspage_movable_pages(struct tpool *tp, unsigned int idx,
  */
 static void test_unmovable_retry(struct kunit *test)
 {
-	struct tpool *tp = tpool_create(test, 64);
-	const struct tclass *c = pick_class_sized(tp, 2, false, 512);
 	struct zsmod_pool_stats st;
+	const struct tclass *c;
 	unsigned long z1, z2, z;
+	struct tpool *tp;
 	int a, i, d, np;
 	size_t len;
 
+	if (!IS_ENABLED(CONFIG_COMPACTION))
+		kunit_skip(test, "kernel without CONFIG_COMPACTION: zspages are not movable");
+	tp = tpool_create(test, 64);
+	c = pick_class_sized(tp, 2, false, 512);
 	KUNIT_ASSERT_NOT_NULL(test, c);
 	KUNIT_ASSERT_GE(test, c->opz, 3U);
 	len = len_for_class(c);
