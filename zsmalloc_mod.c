@@ -988,7 +988,8 @@ static bool movable_trylock(struct zpdesc *zpdesc)
  * Nobody else can know a new zspage's pages, but a pfn walker (compaction
  * scanning, memory offlining) may hold a page's lock for a moment. Such a
  * page is left as it is and the zspage marked: the next malloc or free in
- * the zspage tries again, so no page stays unmovable for good (CMA,
+ * the zspage, or compaction moving objects into or out of it, tries again,
+ * so no page stays unmovable for good (CMA,
  * compaction and memory hot-remove need it movable).
  */
 static void zspage_set_movable(struct zsmod_zspage *zsp)
@@ -2294,10 +2295,17 @@ static struct zsmod_zspage *isolate_dst_zspage(struct zsmod_size_class *class)
 	return zsp;
 }
 
+/*
+ * A zspage back from compaction: pages left unmovable get their retry here
+ * too, since compaction's moves go around the malloc and free paths that
+ * retry (a full zspage nobody frees from would otherwise keep them).
+ */
 static int putback_zspage(struct zsmod_size_class *class, struct zsmod_zspage *zsp)
 {
 	int fullness = fullness_group(class, zsp);
 
+	if (unlikely(zsp->movable_pending) && fullness != ZS_INUSE_RATIO_0)
+		zspage_set_movable(zsp);
 	insert_zspage(class, zsp, fullness);
 	return fullness;
 }

@@ -12,22 +12,25 @@
 #     (symlinks, made again on every run: the cache outlives checkouts),
 #     with ./Kconfig sourced from mm/Kconfig and the directory added to
 #     mm/Makefile (both files copied first: the tree is hard-linked)
-#  3. kunit.py's build directory <kdir>/kunitpy: on first use a copy of the
-#     module-mode build, whose .config is also the first --kunitconfig, so
-#     that kunit.py compiles only what the two do not share (our sources)
-#  4. kunit.py run with kunit/.kunitconfig and kunit/qemu_x86_64.py, its
-#     command line printed first
+#  3. kunit.py's build directory <kdir>/kunitpy, configured as the
+#     second sanitizer kernel: kunit/config changed by kunit/kunitpy.config
+#     (KCSAN instead of KASAN, PREEMPT_RT), a build of its own
+#  4. kunit.py run with that configuration, kunit/.kunitconfig and
+#     kunit/qemu_x86_64.py, its command line printed first
 #
 # Exit status: kunit.py's. When that is 0, the run still fails on a kernel
-# splat in kunit.py's raw log (vm/splat-patterns), a skipped test, a suite
-# of kunit/suites missing (without a filter), or fewer than 250 tests.
+# splat in kunit.py's raw log (vm/splat-patterns), a KCSAN report not
+# accepted by kunit/kcsan-known, a skipped test, a suite of kunit/suites
+# missing (without a filter), or fewer than 250 tests.
 #
-# Usage: kunit/kunitpy.sh [--setup-only] [kunit.py run arguments...]
+# Usage: kunit/kunitpy.sh [--setup-only|--build-only] [kunit.py run arguments...]
 #   e.g. kunit/kunitpy.sh 'zsmalloc_mod_free.*'   (a filter glob)
 #   --setup-only: steps 1-3, then print the command line and stop
+#   --build-only: steps 1-3 and `kunit.py build` (make check builds the
+#                 kernel early, in the background of its guest stages)
 # Env: KUNITPY_TIMEOUT (seconds, default 1200), KUNIT_KDIR (a built
 #      kunit-kernel-<hash> directory), ZSMOD_CACHE, JOBS.
-# Output: out/kunitpy/{kunitpy.log,results.json,splats.txt}
+# Output: out/kunitpy/{kunitpy.log,results.json,splats.txt,kcsan.txt}
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/.." && pwd)
@@ -37,11 +40,11 @@ min_tests=250
 say() { echo "kunit-run: $*"; }
 die() { echo "kunit-run: ERROR: $*" >&2; exit 1; }
 
-setup_only=
-if [ "${1:-}" = --setup-only ]; then
-	setup_only=1
-	shift
-fi
+mode=run
+case ${1:-} in
+--setup-only) mode=setup; shift ;;
+--build-only) mode=build; shift ;;
+esac
 
 "$top/vm/deps.sh" >/dev/null
 if [ -n "${KUNIT_KDIR:-}" ]; then
@@ -85,30 +88,65 @@ add_line "$src/mm/Kconfig" 'source "mm/zsmalloc_mod/Kconfig"'
 add_line "$src/mm/Makefile" 'obj-$(CONFIG_ZSMALLOC_MOD) += zsmalloc_mod/'
 
 # --- 3. kunit.py's build directory --------------------------------------------
-if [ ! -f "$build/.seeded" ]; then
-	say "seeding $build from the module-mode build $kdir/build"
-	rm -rf "$build" "$build.tmp"
-	cp -a "$kdir/build" "$build.tmp"
-	touch "$build.tmp/.seeded"
-	mv "$build.tmp" "$build"
+# Its configuration: kunit/config with kunit/kunitpy.config's lines in place
+# of kunit/config's lines for the same options, applied on allnoconfig as
+# build-kernel.sh does (with .kunitconfig's lines). The full .config that
+# gives ("seed.config") is the first --kunitconfig, the fragment the second (kunit.py then checks that
+# every line of it made it into .config), .kunitconfig the third.
+fragment=$build.fragment
+{
+	sed -nE 's/^(# )?(CONFIG_[A-Za-z0-9_]+)[= ].*/\2/p' "$here/kunitpy.config" |
+		sort -u >"$fragment.override"
+	grep -vwFf "$fragment.override" "$here/config"
+	cat "$here/kunitpy.config"
+} >"$fragment.new"
+rm -f "$fragment.override"
+cat "$fragment.new" "$here/.kunitconfig" >"$fragment.in"
+if [ ! -f "$build/seed.config" ] || ! cmp -s "$fragment.in" "$build/allnoconfig.in"; then
+	say "configuring $build (kunit/config + kunit/kunitpy.config): a full build"
+	rm -rf "$build"
+	mkdir -p "$build"
+	# EXPERT only after allnoconfig: on during it, it would also turn off
+	# what it makes visible (SHMEM, VM_EVENT_COUNTERS, BUG, ...). The whole
+	# input again on top then sets what needed EXPERT (PREEMPT_RT).
+	grep -vx 'CONFIG_EXPERT=y' "$fragment.in" >"$build/pass1.in"
+	make -C "$src" O="$build" ARCH=x86_64 KCONFIG_ALLCONFIG="$build/pass1.in" \
+		allnoconfig >/dev/null
+	cat "$fragment.in" >>"$build/.config"
+	make -C "$src" O="$build" ARCH=x86_64 olddefconfig >/dev/null 2>&1
+	rm -f "$build/pass1.in"
+	cp "$build/.config" "$build/seed.config"
+	cp "$fragment.in" "$build/allnoconfig.in"
 fi
+mv "$fragment.new" "$fragment"
+rm -f "$fragment.in"
 
 # --- 4. kunit.py run ------------------------------------------------------------
-cmd=(./tools/testing/kunit/kunit.py run
-	--build_dir="$build"
-	--kunitconfig="$kdir/build/.config"
+build_args=(--build_dir="$build"
+	--kunitconfig="$build/seed.config"
+	--kunitconfig="$fragment"
 	--kunitconfig="$here"
 	--qemu_config="$here/qemu_x86_64.py"
-	--jobs="${JOBS:-$(($(nproc) + 1))}"
+	--jobs="${JOBS:-$(($(nproc) + 1))}")
+if [ $mode = build ]; then
+	t0=$(date +%s)
+	(cd "$src" && PYTHONDONTWRITEBYTECODE=1 ./tools/testing/kunit/kunit.py build \
+		"${build_args[@]}") >"$build.build.log" 2>&1 ||
+		{ tail -40 "$build.build.log"; die "kunit.py build failed (log: $build.build.log)"; }
+	say "kunit.py build done in $(($(date +%s) - t0)) s"
+	exit 0
+fi
+cmd=(./tools/testing/kunit/kunit.py run
+	"${build_args[@]}"
 	--timeout="${KUNITPY_TIMEOUT:-1200}"
 	--json="$out/results.json"
 	"$@")
 say "kunit.py command line:"
 echo "cd $src && ${cmd[*]}"
-[ -n "$setup_only" ] && exit 0
+[ $mode = setup ] && exit 0
 
 mkdir -p "$out"
-rm -f "$out"/kunitpy.log "$out"/results.json "$out"/splats.txt "$build/test.log"
+rm -f "$out"/kunitpy.log "$out"/results.json "$out"/splats.txt "$out"/kcsan.txt "$build/test.log"
 t0=$(date +%s)
 set +e
 (cd "$src" && PYTHONDONTWRITEBYTECODE=1 "${cmd[@]}") 2>&1 | tee "$out/kunitpy.log"
@@ -121,7 +159,13 @@ fail=0
 problem() { echo "kunit-run: FAIL: $*"; fail=1; }
 log=$build/test.log
 [ -s "$log" ] || die "kunit.py left no raw log $log"
-"$top/vm/splats.sh" --report "$log" "$out/splats.txt" || problem "the kernel log (above)"
+# KCSAN's reports are judged by kunit/kcsan.sh (ours fail, others must be
+# on kunit/kcsan-known); every other splat fails
+VERDICT_IGNORE='BUG: KCSAN: ' "$top/vm/splats.sh" --report "$log" "$out/splats.txt" ||
+	problem "the kernel log (above)"
+"$here/kcsan.sh" "$log" "$build/mm/zsmalloc_mod" "$here/kcsan-known" "$out/kcsan.txt" ||
+	problem "KCSAN reports:$(echo; grep -v '^known' "$out/kcsan.txt" | sed 's/^/    /')"
+say "KCSAN: $(grep -c '^[A-Za-z]' "$out/kcsan.txt" || true) reports ($out/kcsan.txt)"
 
 # kunit.py's "Testing complete. Ran N tests: passed: P, skipped: S"
 summary=$(grep -E 'Testing complete\. Ran [0-9]+ tests' "$out/kunitpy.log" || true)

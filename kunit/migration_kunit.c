@@ -1077,12 +1077,63 @@ static void test_unmovable_retry(struct kunit *test)
 	free_destroy_check(tp);
 }
 
+/*
+ * The same for compaction, whose moves go around the malloc and free paths:
+ * two zspages made with their page locks busy, one object left in each
+ * (the frees' retries meet busy locks too), then compaction moves one
+ * object into the other zspage, whose pages must then be movable.
+ */
+static void test_unmovable_compaction(struct kunit *test)
+{
+	struct zsmod_pool_stats st;
+	const struct tclass *c;
+	unsigned long z1, z2, z;
+	struct tpool *tp;
+	int a, b, i, np;
+	size_t len;
+
+	if (!IS_ENABLED(CONFIG_COMPACTION))
+		kunit_skip(test, "kernel without CONFIG_COMPACTION: zspages are not movable");
+	tp = tpool_create(test, 64);
+	c = pick_class_sized(tp, 2, false, 512);
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	len = len_for_class(c);
+	set_param(test, "auto_compact", false);
+
+	set_param(test, "kunit_lock_busy", true);
+	a = tpool_alloc(tp, len, MOVABLE_GFP);
+	KUNIT_ASSERT_GE(test, a, 0);
+	zspage_movable_pages(tp, a, &z1, &np);
+	do {
+		b = tpool_alloc(tp, len, MOVABLE_GFP);
+		KUNIT_ASSERT_GE(test, b, 0);
+		zspage_movable_pages(tp, b, &z2, &np);
+	} while (z2 == z1);
+	for (i = 0; i < b; i++)
+		if (i != a)
+			tpool_free(tp, i);
+	zsmod_pool_stats(tp->pool, &st);	/* runs the queued frees */
+	KUNIT_ASSERT_EQ(test, zspage_movable_pages(tp, a, &z, &np), 0U);
+	KUNIT_ASSERT_EQ(test, zspage_movable_pages(tp, b, &z, &np), 0U);
+	set_param(test, "kunit_lock_busy", false);
+
+	KUNIT_EXPECT_EQ(test, zsmod_compact(tp->pool), (unsigned long)c->ppz);
+	/* a and b now share the zspage that compaction kept */
+	KUNIT_EXPECT_EQ_MSG(test, zspage_movable_pages(tp, a, &z1, &np), c->ppz,
+			    "pages left unmovable after compaction moved into their zspage");
+	KUNIT_EXPECT_EQ(test, zspage_movable_pages(tp, b, &z2, &np), c->ppz);
+	KUNIT_EXPECT_EQ(test, z1, z2);
+	KUNIT_EXPECT_EQ(test, tpool_check_all(tp), 0U);
+	free_destroy_check(tp);
+}
+
 static struct kunit_case migration_cases[] = {
 	KUNIT_CASE(test_migrate_pages),
 	KUNIT_CASE(test_migrate_abort),
 	KUNIT_CASE(test_migrate_queued_free),
 	KUNIT_CASE(test_span_split_pages),
 	KUNIT_CASE(test_unmovable_retry),
+	KUNIT_CASE(test_unmovable_compaction),
 	KUNIT_CASE_SLOW(test_destroy_vs_migration),
 	KUNIT_CASE_SLOW(test_struct_page_words),
 	KUNIT_CASE_SLOW(test_cpu_hotplug),
