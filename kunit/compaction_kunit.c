@@ -288,6 +288,147 @@ static void test_mapped_object_stays(struct kunit *test)
 	free_destroy_check(tp);
 }
 
+#define CONC_OBJS	192
+#define CONC_ROUNDS	24
+#define CONC_WORKERS	4
+
+struct conc_worker {
+	struct zsmod_pool *pool;
+	unsigned long h[CONC_OBJS];
+	unsigned int len[CONC_OBJS];
+	u32 seed[CONC_OBJS];
+	unsigned long ops, bad, failed;
+	atomic_t *running;
+};
+
+/* Store, read back and free a third of the objects, round after round. */
+static int conc_fn(void *arg)
+{
+	struct conc_worker *w = arg;
+	unsigned int r, i;
+	u8 *p;
+
+	for (r = 0; r < CONC_ROUNDS; r++) {
+		for (i = 0; i < CONC_OBJS; i++) {
+			if (w->h[i]) {
+				p = zsmod_map_object(w->pool, w->h[i], ZSMOD_MM_RO);
+				w->bad += !p || pat_check(p, w->len[i], w->seed[i]) != -1;
+				if (p)
+					zsmod_unmap_object(w->pool, w->h[i]);
+				if ((i + r) % 3)
+					continue;
+				zsmod_free(w->pool, w->h[i]);
+				w->h[i] = 0;
+			}
+			/* the same sizes in every worker: classes are shared */
+			w->len[i] = 32 + (i * 613 + r * 97) % 2048;
+			w->seed[i] = get_random_u32();
+			if (zsmod_malloc(w->pool, w->len[i], MOVABLE_GFP | __GFP_NOWARN,
+					 &w->h[i])) {
+				w->h[i] = 0;
+				w->failed++;
+				continue;
+			}
+			p = zsmod_map_object(w->pool, w->h[i], ZSMOD_MM_WO);
+			if (!p) {
+				w->bad++;
+				continue;
+			}
+			pat_fill(p, w->len[i], w->seed[i]);
+			zsmod_unmap_object(w->pool, w->h[i]);
+			w->ops++;
+		}
+		cond_resched();
+	}
+	atomic_dec(w->running);
+	return 0;
+}
+
+/*
+ * Every CPU on one pool at once: a worker bound to each online CPU stores
+ * objects of the same sizes (so in the same classes), reads each back
+ * through a read-only map and frees a third of them every round, while
+ * this thread compacts the pool over and over. Each worker owns its
+ * handles; what it reads must be what it wrote, and every page comes back.
+ * The other cases mostly run one CPU at a time: this one gives KCSAN (in
+ * kunit.py's kernel) concurrent mallocs, frees, maps and compaction.
+ */
+static void test_concurrent_ops(struct kunit *test)
+{
+	struct task_struct *t[CONC_WORKERS];
+	struct conc_worker *w;
+	unsigned long base = nr_zspages(), compactions = 0, deadline;
+	struct zsmod_pool *pool;
+	atomic_t running = ATOMIC_INIT(0);
+	unsigned int n = 0, k, i;
+	int cpu;
+
+	w = kunit_kcalloc(test, CONC_WORKERS, sizeof(*w), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, w);
+	KUNIT_ASSERT_GE_MSG(test, num_online_cpus(), 2U, "needs a second CPU");
+	pool = zsmod_create_pool("zsmod-kunit-conc");
+	KUNIT_ASSERT_NOT_NULL(test, pool);
+
+	for_each_online_cpu(cpu) {
+		if (n == CONC_WORKERS)
+			break;
+		w[n].pool = pool;
+		w[n].running = &running;
+		t[n] = kthread_create(conc_fn, &w[n], "zsmod-conc/%d", cpu);
+		if (IS_ERR(t[n])) {
+			KUNIT_FAIL(test, "kthread_create failed");
+			break;
+		}
+		kthread_bind(t[n], cpu);
+		get_task_struct(t[n]);
+		atomic_inc(&running);
+		n++;
+	}
+	for (k = 0; k < n; k++)
+		wake_up_process(t[k]);
+	deadline = jiffies + 300 * HZ;
+	while (atomic_read(&running) && time_before(jiffies, deadline)) {
+		zsmod_compact(pool);
+		compactions++;
+		usleep_range(1000, 2000);
+	}
+	KUNIT_EXPECT_EQ_MSG(test, atomic_read(&running), 0, "workers still running after 300 s");
+	for (k = 0; k < n; k++) {
+		kthread_stop(t[k]);
+		put_task_struct(t[k]);
+	}
+
+	for (k = 0; k < n; k++) {
+		for (i = 0; i < CONC_OBJS; i++) {
+			u8 *p;
+
+			if (!w[k].h[i])
+				continue;
+			p = zsmod_map_object(pool, w[k].h[i], ZSMOD_MM_RO);
+			w[k].bad += !p || pat_check(p, w[k].len[i], w[k].seed[i]) != -1;
+			if (p)
+				zsmod_unmap_object(pool, w[k].h[i]);
+			zsmod_free(pool, w[k].h[i]);
+		}
+		KUNIT_EXPECT_EQ_MSG(test, w[k].bad, 0UL, "worker %u read back bad data", k);
+		KUNIT_EXPECT_EQ_MSG(test, w[k].failed, 0UL, "worker %u: allocations failed", k);
+		/* all of round 0, then the third freed in each round */
+		KUNIT_EXPECT_EQ(test, w[k].ops,
+				CONC_OBJS + (CONC_ROUNDS - 1) * (CONC_OBJS / 3UL));
+	}
+	kunit_info(test, "%u workers, %lu compactions of the pool meanwhile", n, compactions);
+	KUNIT_EXPECT_GT(test, compactions, 0UL);
+	/* everything freed: the pool's pages go, queued frees included */
+	deadline = jiffies + 2 * HZ;
+	while ((zsmod_get_total_pages(pool) || nr_zspages() > base) &&
+	       time_before(jiffies, deadline))
+		usleep_range(5000, 10000);
+	KUNIT_EXPECT_EQ_MSG(test, zsmod_get_total_pages(pool), 0UL,
+			    "pages of the pool not given back");
+	KUNIT_EXPECT_LE(test, nr_zspages(), base);
+	zsmod_destroy_pool(pool);
+}
+
 /*
  * The seed of test_random_ops: 0 draws one. A failure prints the seed;
  * zsmalloc_mod_kunit.random_ops_seed=<seed> on the kernel command line
@@ -431,6 +572,7 @@ static struct kunit_case compaction_cases[] = {
 	KUNIT_CASE_SLOW(test_auto_compact),
 	KUNIT_CASE(test_deferred_free),
 	KUNIT_CASE(test_mapped_object_stays),
+	KUNIT_CASE_SLOW(test_concurrent_ops),
 	KUNIT_CASE_SLOW(test_random_ops),
 	{}
 };

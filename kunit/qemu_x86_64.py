@@ -2,7 +2,13 @@
 #
 # kunit.py --qemu_config for the zsmalloc_mod suites: tools/testing/kunit's
 # x86_64 machine, with what the suites need and this host allows.
-#   -accel tcg,thread=single  no usable KVM here (nested guests die)
+#   -accel tcg,thread=multi   no usable KVM here (nested guests die); one
+#                             host thread per vCPU, so that the two really
+#                             run at once: KCSAN's watchpoints (an 80 us
+#                             stall) see the other CPU only then, never
+#                             under single-threaded TCG's 100 ms turns
+#   -cpu qemu64,-cx16         QEMU 7.2's multi-threaded TCG corrupts EFLAGS
+#                             after cmpxchg16b (vm/run-guest.sh says more)
 #   -smp 2                    frees queued per CPU, hotplug, racing readers
 #   -m 2G                     room for the pools (kunit.py's -m 1024 comes
 #                             first on qemu's command line; the last wins)
@@ -25,6 +31,7 @@ CONFIG_SERIAL_8250_CONSOLE=y''',
 			   kernel_path='arch/x86/boot/bzImage',
 			   kernel_command_line='console=ttyS0 oops=panic panic=-1 '
 					       'watchdog_thresh=30 ' + SHARED_CMDLINE,
-			   extra_qemu_params=['-accel', 'tcg,thread=single',
+			   extra_qemu_params=['-accel', 'tcg,thread=multi',
+					      '-cpu', 'qemu64,-cx16',
 					      '-smp', '2', '-m', '2G',
 					      '-bios', 'qboot.rom'])
