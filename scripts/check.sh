@@ -9,11 +9,12 @@
 #   3. selftests (static binaries)
 #   4. stock 6.12 guest: all selftests (vm/guest-check.sh) under
 #      vm/run-guest.sh; beside it the swap selftests on the -rt kernel
-#   5. ./kunit/run.sh (KUnit test kernel), ./kunit/kunitpy.sh (the same
-#      suites built in, under kunit.py run), then the selftests on that
-#      kernel (KASAN, UBSAN, KFENCE, DEBUG_PAGEALLOC, lockdep, PREEMPT)
+#   5. ./kunit/run.sh (KUnit test kernel), then the selftests on that
+#      kernel (KASAN, UBSAN, KFENCE, DEBUG_PAGEALLOC, lockdep, PREEMPT);
+#      meanwhile the kernel of ./kunit/kunitpy.sh builds (KCSAN, PREEMPT_RT)
 #   6. the short stress runs, on the stock kernel and on the test kernel
-#      (with fault injection), each beside the memcg-pressure run
+#      (with fault injection), each beside the memcg-pressure run; between
+#      them the suites built in, under kunit.py run, on the KCSAN/RT kernel
 #   7. memdesc mode (make ZSMOD_MEMDESC=1, zpdesc.h): the module built with
 #      W=1 and sparse, the swap selftests on the stock kernel, KUnit, the
 #      short stress on the stock kernel, beside the short stress on -rt
@@ -184,10 +185,13 @@ debug_guest() {
 if [ -z "$kunit" ]; then
 	summary+=("kunit                          skipped (--no-kunit)")
 elif [ -x kunit/run.sh ]; then
+	stage "test kernel build" ./kunit/build-kernel.sh -q
+	# kunit.py's kernel (KCSAN, PREEMPT_RT) builds beside the next guests,
+	# which use one host core each; its run comes after the stock stress
+	kpybuild() { nice ./kunit/kunitpy.sh --build-only >"$out/kunitpy-build.log" 2>&1 ||
+		{ tail -40 "$out/kunitpy-build.log"; false; }; }
+	stage_bg "kunit.py kernel build (KCSAN, RT)" kpybuild
 	stage "kunit (kunit/run.sh)" ./kunit/run.sh
-	# the same suites built into the kernel, under kunit.py run
-	kunitpy() { ./kunit/kunitpy.sh >"$out/kunitpy.log" 2>&1 || { tail -60 "$out/kunitpy.log"; false; }; }
-	stage "kunit.py run (kunit/kunitpy.sh)" kunitpy
 	stage "test kernel selftests (sanitizers)" debug_guest
 	results "$out/debug-guest.tap"
 else
@@ -207,6 +211,14 @@ if [ -z "$only" ]; then
 	stage_bg "memcg pressure (stock 6.12)" ./stress/run.sh --guest pressure \
 		--ko "$bdir/zsmalloc_mod.ko" --secs 90 --mem 512M
 	stage_wait
+fi
+# The suites built in, under kunit.py run, on the second sanitizer kernel:
+# KCSAN and PREEMPT_RT, two vCPUs on two host threads (both host cores)
+if [ -n "$kunit" ] && [ -x kunit/kunitpy.sh ]; then
+	kunitpy() { ./kunit/kunitpy.sh >"$out/kunitpy.log" 2>&1 || { tail -60 "$out/kunitpy.log"; false; }; }
+	stage "kunit.py run (KCSAN, PREEMPT_RT)" kunitpy
+fi
+if [ -z "$only" ]; then
 	if [ -n "$kunit" ]; then
 		# the module of the test-kernel selftests, if that stage built it;
 		# otherwise the first run.sh would build it while the second does
