@@ -1020,6 +1020,20 @@ static unsigned int zspage_movable_pages(struct tpool *tp, unsigned int idx,
 	return movable;
 }
 
+/* The pool of the unmovable cases and a class of theirs (2-page zspages). */
+static struct tpool *unmovable_pool(struct kunit *test, const struct tclass **c)
+{
+	struct tpool *tp;
+
+	if (!IS_ENABLED(CONFIG_COMPACTION))
+		kunit_skip(test, "kernel without CONFIG_COMPACTION: zspages are not movable");
+	tp = tpool_create(test, 64);
+	*c = pick_class_sized(tp, 2, false, 512);
+	KUNIT_ASSERT_NOT_NULL(test, *c);
+	KUNIT_ASSERT_GE(test, (*c)->opz, 3U);
+	return tp;
+}
+
 /*
  * A page whose lock was busy when its zspage was made (a pfn walker's; the
  * kunit_lock_busy knob stands in for it) must not stay unmovable for good:
@@ -1031,17 +1045,9 @@ static void test_unmovable_retry(struct kunit *test)
 	struct zsmod_pool_stats st;
 	const struct tclass *c;
 	unsigned long z1, z2, z;
-	struct tpool *tp;
+	struct tpool *tp = unmovable_pool(test, &c);
+	size_t len = len_for_class(c);
 	int a, i, d, np;
-	size_t len;
-
-	if (!IS_ENABLED(CONFIG_COMPACTION))
-		kunit_skip(test, "kernel without CONFIG_COMPACTION: zspages are not movable");
-	tp = tpool_create(test, 64);
-	c = pick_class_sized(tp, 2, false, 512);
-	KUNIT_ASSERT_NOT_NULL(test, c);
-	KUNIT_ASSERT_GE(test, c->opz, 3U);
-	len = len_for_class(c);
 
 	/* the malloc path: a makes zspage z1 with its locks busy; b retries */
 	set_param(test, "kunit_lock_busy", true);
@@ -1088,16 +1094,10 @@ static void test_unmovable_compaction(struct kunit *test)
 	struct zsmod_pool_stats st;
 	const struct tclass *c;
 	unsigned long z1, z2, z;
-	struct tpool *tp;
+	struct tpool *tp = unmovable_pool(test, &c);
+	size_t len = len_for_class(c);
 	int a, b, i, np;
-	size_t len;
 
-	if (!IS_ENABLED(CONFIG_COMPACTION))
-		kunit_skip(test, "kernel without CONFIG_COMPACTION: zspages are not movable");
-	tp = tpool_create(test, 64);
-	c = pick_class_sized(tp, 2, false, 512);
-	KUNIT_ASSERT_NOT_NULL(test, c);
-	len = len_for_class(c);
 	set_param(test, "auto_compact", false);
 
 	set_param(test, "kunit_lock_busy", true);

@@ -67,19 +67,8 @@ tap_result "setup: swap, zswap, zpool=zsmalloc_mod, memcg of ${max}M" "$err"
 
 # ---- 2 pressure -----------------------------------------------------------
 err= fflag=
-FP=/sys/kernel/debug/fail_page_alloc FS=/sys/kernel/debug/failslab
-if [ -d $FP ] && [ -d $FS ]; then
-	for d in $FP $FS; do
-		echo Y >$d/task-filter
-		echo 10 >$d/probability
-		echo 1 >$d/interval
-		echo -1 >$d/times
-		echo 0 >$d/space
-		echo 0 >$d/verbose
-		echo Y >$d/ignore-gfp-wait
-	done
-	echo N >$FP/ignore-gfp-highmem
-	echo 0 >$FP/min-order
+if fault_available; then
+	fault_setup 10 -1 0
 	fflag=-F
 	tap_note "fault injection: 1 in 10 allocations without reclaim of the pressure threads fail"
 fi
@@ -119,7 +108,7 @@ tap_note "zswap: peak stored_pages=$peak (was $stored0) reject_alloc_fail +$(($(
 [ "${zin:-0}" -gt 0 ] || err="$err no page came back from zswap"
 [ "$peak" -gt "$stored0" ] || err="$err zswap stored nothing"
 if [ -n "$fflag" ]; then
-	for d in $FP $FS; do echo 0 >$d/probability; done
+	for d in $FAULT_PAGE $FAULT_SLAB; do echo 0 >$d/probability; done
 	[ "$(zswap_stat reject_alloc_fail)" -gt "$fail0" ] ||
 		err="$err fault injection made no allocation of ours fail"
 fi

@@ -476,24 +476,12 @@ phase_mem "load/unload"
 # zpool_malloc() (our zspage pages, handles, zspage structs) and a few
 # others (swap cache xarray nodes: the page then simply stays in memory).
 # Page faults and zswap's own GFP_KERNEL allocations are left alone.
-FP=/sys/kernel/debug/fail_page_alloc FS=/sys/kernel/debug/failslab
-if [ -d $FP ] && [ -d $FS ]; then
+if fault_available; then
 	err= fsum=
 	budget=1000000
 	half=$(((t_fault + 1) / 2))
-	for d in $FP $FS; do
-		echo Y >$d/task-filter
-		echo 0 >$d/probability
-		echo 1 >$d/interval
-		echo 0 >$d/times
-		echo 0 >$d/space
-		echo 2 >$d/verbose
-		# every report, not 10 per 5 s: they are counted below
-		echo 1000000 >$d/verbose_ratelimit_burst
-		echo Y >$d/ignore-gfp-wait
-	done
-	echo N >$FP/ignore-gfp-highmem
-	echo 0 >$FP/min-order
+	# every report, not 10 per 5 s: they are counted below
+	fault_setup 0 0 2
 	set_zpool zsmalloc_mod
 	# The reports go to the log (read with dmesg -c as we go) but not to
 	# the serial console, which would take minutes: console level 4. BUG
@@ -505,7 +493,7 @@ if [ -d $FP ] && [ -d $FS ]; then
 	# injections that never become rejects on zsmalloc too are the kernel's
 	# own (swap cache insertion...); ours also include the contiguous
 	# zspage attempt that falls back to single pages, silently by design.
-	for d in $FP $FS; do
+	for d in $FAULT_PAGE $FAULT_SLAB; do
 	for be in zsmalloc_mod zsmalloc; do
 		fname=${d##*/}
 		set_zpool $be
@@ -551,7 +539,7 @@ if [ -d $FP ] && [ -d $FS ]; then
 else
 	# the host's verdict fails this unless its caller allows it (the stock
 	# kernel has no fault injection: stress/run.sh --kernel stock does)
-	tap_skip "fault injection" "no $FP / $FS in this kernel"
+	tap_skip "fault injection" "no $FAULT_PAGE / $FAULT_SLAB in this kernel"
 fi
 
 phase_mem "faults"

@@ -88,3 +88,24 @@ memcg_make() {
 	mkdir -p "$CGROUP_ROOT/$1" || return
 	[ -z "${2:-}" ] || echo "$2" >"$CGROUP_ROOT/$1/memory.max"
 }
+
+# Fault injection (kernels with fail_page_alloc and failslab in debugfs).
+FAULT_PAGE=/sys/kernel/debug/fail_page_alloc FAULT_SLAB=/sys/kernel/debug/failslab
+fault_available() { [ -d $FAULT_PAGE ] && [ -d $FAULT_SLAB ]; }
+# fault_setup PROBABILITY TIMES VERBOSE: both attributes for the tasks that
+# set make-it-fail only, allocations that may not sleep only (ignore-gfp-
+# wait), highmem and every order included; every report when VERBOSE > 0
+fault_setup() {
+	for _fd in $FAULT_PAGE $FAULT_SLAB; do
+		echo Y >$_fd/task-filter
+		echo "$1" >$_fd/probability
+		echo 1 >$_fd/interval
+		echo "$2" >$_fd/times
+		echo 0 >$_fd/space
+		echo "$3" >$_fd/verbose
+		[ "$3" = 0 ] || echo 1000000 >$_fd/verbose_ratelimit_burst
+		echo Y >$_fd/ignore-gfp-wait
+	done
+	echo N >$FAULT_PAGE/ignore-gfp-highmem
+	echo 0 >$FAULT_PAGE/min-order
+}
