@@ -988,9 +988,9 @@ static bool movable_trylock(struct zpdesc *zpdesc)
  * Nobody else can know a new zspage's pages, but a pfn walker (compaction
  * scanning, memory offlining) may hold a page's lock for a moment. Such a
  * page is left as it is and the zspage marked: the next malloc or free in
- * the zspage, or compaction moving objects into or out of it, tries again,
- * so no page stays unmovable for good (CMA,
- * compaction and memory hot-remove need it movable).
+ * the zspage, or compaction moving objects into or out of it, tries again:
+ * a page stays unmovable only until its zspage next changes or is freed
+ * (CMA, compaction and memory hot-remove need it movable).
  */
 static void zspage_set_movable(struct zsmod_zspage *zsp)
 {

@@ -437,10 +437,11 @@ static int race_reader(void *arg)
 }
 
 /*
- * Up to @max pfns of pages typed zsmalloc: zswap's pool is the only user
- * while the test runs.
+ * Up to @cap pfns above @after of pages typed zsmalloc: zswap's pool is
+ * the only user while the test runs.
  */
-static unsigned int find_zsmalloc_pages(unsigned long *pfns, unsigned int max)
+static unsigned int find_zsmalloc_pages(unsigned long *pfns, unsigned int cap,
+					unsigned long after)
 {
 	unsigned int n = 0;
 	unsigned long pfn;
@@ -449,7 +450,8 @@ static unsigned int find_zsmalloc_pages(unsigned long *pfns, unsigned int max)
 	for_each_online_node(nid) {
 		pg_data_t *pgdat = NODE_DATA(nid);
 
-		for (pfn = pgdat->node_start_pfn; pfn < pgdat_end_pfn(pgdat) && n < max; pfn++) {
+		pfn = max(pgdat->node_start_pfn, after + 1);
+		for (; pfn < pgdat_end_pfn(pgdat) && n < cap; pfn++) {
 			if (!(pfn & 0xfff))
 				cond_resched();
 			if (pfn_valid(pfn) && PageZsmalloc(pfn_to_page(pfn)))
@@ -477,7 +479,8 @@ static void test_writeback_races(struct kunit *test)
 		struct tevents *e0 = tevents_alloc(test), *e1 = tevents_alloc(test);
 		struct zsmod_pool_stats st_base, st0, st1;
 		struct task_struct *writer, *reader;
-		unsigned int i, rounds = 0, migrated = 0, npfns, ok = 0, gone = 0;
+		unsigned int i, rounds = 0, attempts = 0, next = 0, npfns, ok = 0, gone = 0;
+		unsigned long migrated = 0;
 		unsigned long pfns[16];
 		long block;
 		struct wb_race *r;
@@ -495,7 +498,7 @@ static void test_writeback_races(struct kunit *test)
 		/* holes in the zspages, for compaction to fill */
 		for (i = 0; i < n; i += 3)
 			KUNIT_EXPECT_EQ_MSG(test, tdata_check(td, i), -1L, "page %u", i);
-		npfns = find_zsmalloc_pages(pfns, ARRAY_SIZE(pfns));
+		npfns = find_zsmalloc_pages(pfns, ARRAY_SIZE(pfns), 0);
 		zswap_pools_stats(&st0);
 		tevents_read(e0);
 
@@ -507,16 +510,37 @@ static void test_writeback_races(struct kunit *test)
 			KUNIT_FAIL(test, "kthread_run failed");
 			return;
 		}
-		/* our moves first: the kernel's compaction of all memory is slow */
+		/*
+		 * Our moves first: the kernel's compaction of all memory is
+		 * slow. A pool page may be freed, or sit in a pageblock that
+		 * cannot be isolated, by the time its turn comes: until the
+		 * pool counts a migration, move the next page of the pool,
+		 * looking its pages up again when the list runs out, and go
+		 * on after the writer is done if need be (bounded).
+		 */
 		do {
-			if (rounds < npfns)
-				migrated += contig_migrate_pfn(pfns[rounds]) == 0;
+			if (!migrated) {
+				if (next == npfns) {	/* the next ones, or again */
+					npfns = find_zsmalloc_pages(pfns, ARRAY_SIZE(pfns),
+								    npfns ? pfns[npfns - 1] : 0);
+					if (!npfns)
+						npfns = find_zsmalloc_pages(pfns,
+									    ARRAY_SIZE(pfns), 0);
+					next = 0;
+				}
+				if (next < npfns) {
+					contig_migrate_pfn(pfns[next++]);
+					attempts++;
+				}
+				zswap_pools_stats(&st1);
+				migrated = st1.pages_migrated - st0.pages_migrated;
+			}
 			zswap_pools_compact();
 			if (rounds % 16 == 15)
 				KUNIT_EXPECT_EQ(test, compact_zones(), 0);
 			rounds++;
-			/* a migration, if the writer was quicker than the first ones */
-		} while (!completion_done(&r->writer_done) || (!migrated && rounds < npfns));
+		} while (!completion_done(&r->writer_done) ||
+			 (!migrated && attempts < 256 && npfns));
 		wait_for_completion(&r->writer_done);
 		wait_for_completion(&r->reader_done);
 		folio_end_dropbehind_flush_kunit();
@@ -537,8 +561,8 @@ static void test_writeback_races(struct kunit *test)
 				KUNIT_FAIL(test, "page %u: writeback %d", i, r->result[i]);
 			}
 		}
-		kunit_info(test, "%u rounds, %u pages migrated; written back %u, taken by the reader %u; dropped %ld, kept %ld; pool: pages compacted %lu, migrated %lu\n",
-			   rounds, migrated, ok, gone, tevents_delta(e0, e1, DROPBEHIND_DROPPED),
+		kunit_info(test, "%u rounds, %u migration attempts; written back %u, taken by the reader %u; dropped %ld, kept %ld; pool: pages compacted %lu, migrated %lu\n",
+			   rounds, attempts, ok, gone, tevents_delta(e0, e1, DROPBEHIND_DROPPED),
 			   tevents_delta(e0, e1, DROPBEHIND_KEPT),
 			   st1.pages_compacted - st0.pages_compacted,
 			   st1.pages_migrated - st0.pages_migrated);

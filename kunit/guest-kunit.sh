@@ -22,7 +22,13 @@ suites=$(echo "${zsmod_suites:?no zsmod_suites= on the kernel command line}" | t
 mods=/lib/modules/$(uname -r)/extra
 kunitdir=/sys/kernel/debug/kunit
 
-tap_plan $(($(echo $suites | wc -w) + 5))
+# zsmod_repeat=N (kunit/run.sh: KUNIT_REPEAT=N): every suite runs N times
+# (debugfs "run" after the first), and passes only if all N pass: a case
+# that fails on luck shows here.
+repeat=${zsmod_repeat:-1}
+nplan=$(($(echo "$suites" | wc -w) + 5))
+[ "$repeat" -gt 1 ] && nplan=$((nplan + $(echo "$suites" | wc -w)))
+tap_plan $nplan
 
 [ -d "$kunitdir" ] || guest_mount debugfs /sys/kernel/debug
 echo "# numa nodes: $(ls -d /sys/devices/system/node/node* 2>/dev/null | wc -l)," \
@@ -69,6 +75,34 @@ for s in $suites; do
 	esac
 done
 
+if [ "$repeat" -gt 1 ]; then
+	for s in $suites; do
+		f=$kunitdir/$s/results passed=1 i=2 fails=
+		if [ ! -r "$f" ]; then
+			tap_nok "$s # no $f: not repeated"
+			continue
+		fi
+		grep -qE "^ok [0-9]+ $s( |\$)" "$f" 2>/dev/null || passed=0
+		while [ $i -le "$repeat" ]; do
+			echo 1 >"$kunitdir/$s/run" 2>/dev/null
+			if grep -qE "^ok [0-9]+ $s( |\$)" "$f" 2>/dev/null; then
+				passed=$((passed + 1))
+			else
+				fails="$fails $i"
+				echo "# ===== run $i of $s failed ====="
+				grep -E "^ *(not ok|# .*(EXPECTATION|ASSERTION) FAILED)|Expected" "$f" |
+					head -20 | sed 's/^/# | /'
+			fi
+			i=$((i + 1))
+		done
+		if [ $passed = "$repeat" ]; then
+			tap_ok "$s passed $repeat runs of $repeat"
+		else
+			tap_nok "$s passed $passed runs of $repeat (failed:$fails)"
+			status=1
+		fi
+	done
+fi
 unlisted=
 for d in "$kunitdir"/zsmalloc_mod_*; do
 	[ -d "$d" ] || continue

@@ -95,7 +95,8 @@ add_line "$src/mm/Makefile" 'obj-$(CONFIG_ZSMALLOC_MOD) += zsmalloc_mod/'
 # every line of it made it into .config), .kunitconfig the third.
 fragment=$build.fragment
 {
-	sed -nE 's/^(# )?(CONFIG_[A-Za-z0-9_]+)[= ].*/\2/p' "$here/kunitpy.config" |
+	sed -nE -e 's/^(CONFIG_[A-Za-z0-9_]+)=.*/\1/p' \
+		-e 's/^# (CONFIG_[A-Za-z0-9_]+) is not set$/\1/p' "$here/kunitpy.config" |
 		sort -u >"$fragment.override"
 	grep -vwFf "$fragment.override" "$here/config"
 	cat "$here/kunitpy.config"
@@ -163,7 +164,7 @@ log=$build/test.log
 # on kunit/kcsan-known); every other splat fails
 VERDICT_IGNORE='BUG: KCSAN: ' "$top/vm/splats.sh" --report "$log" "$out/splats.txt" ||
 	problem "the kernel log (above)"
-"$here/kcsan.sh" "$log" "$build/mm/zsmalloc_mod" "$here/kcsan-known" "$out/kcsan.txt" ||
+"$here/kcsan.sh" "$log" "$build" "$here/kcsan-known" "$out/kcsan.txt" ||
 	problem "KCSAN reports:$(echo; grep -v '^known' "$out/kcsan.txt" | sed 's/^/    /')"
 say "KCSAN: $(grep -c '^[A-Za-z]' "$out/kcsan.txt" || true) reports ($out/kcsan.txt)"
 

@@ -25,7 +25,9 @@
 #      KUNIT_APPEND (extra kernel command line), KUNIT_KCFLAGS (extra
 #      compiler flags for the modules, a debugging aid), KUNIT_KDIR (use
 #      this already built kunit-kernel-<hash> directory), KUNIT_OUT (output
-#      directory, default out/kunit), ZSMOD_MEMDESC (non-empty: both
+#      directory, default out/kunit), KUNIT_REPEAT (N: every suite runs N
+#      times in the boot, all must pass; with KUNIT_APPEND's
+#      kunit.filter_glob=<suite>.<case> one case N times), ZSMOD_MEMDESC (non-empty: both
 #      modules in memdesc mode, see zpdesc.h), ZSMOD_CACHE, JOBS.
 # Output: out/kunit/{guest.log,guest.tap,<suite>.ktap,<suite>.parse}
 set -euo pipefail
@@ -82,6 +84,7 @@ set +e
 	--mem "${KUNIT_MEM:-2G}" --smp 2 \
 	--append "$(grep -v '^#' "$here/cmdline" | paste -sd' ') ${KUNIT_APPEND:-}" \
 	--append "zsmod_suites=$(IFS=+; echo "${suites[*]}")" \
+	${KUNIT_REPEAT:+--append "zsmod_repeat=$KUNIT_REPEAT"} \
 	--log "$out/guest.log" --timeout "${KUNIT_TIMEOUT:-1200}"
 guest_rc=$?
 set -e
