@@ -3621,6 +3621,28 @@ void zsmod_kunit_zpool_for_each(void (*fn)(struct zsmod_pool *pool, void *arg),
 	mutex_unlock(&zsmod_zpools_lock);
 }
 EXPORT_SYMBOL_IF_KUNIT(zsmod_kunit_zpool_for_each);
+
+/**
+ * zsmod_kunit_probe_malloc_fail() - attach a probe to zsmod_malloc_fail
+ * @probe: the probe
+ * @data: its first argument
+ * @attach: attach it; else detach it and wait until no CPU runs it
+ *
+ * Return: 0, or the tracepoint's error (-ENOSYS without tracepoints).
+ */
+int zsmod_kunit_probe_malloc_fail(void (*probe)(void *data, struct zsmod_pool *pool,
+						size_t size, gfp_t gfp, int reason),
+				  void *data, bool attach)
+{
+	int ret;
+
+	if (attach)
+		return register_trace_zsmod_malloc_fail(probe, data);
+	ret = unregister_trace_zsmod_malloc_fail(probe, data);
+	tracepoint_synchronize_unregister();
+	return ret;
+}
+EXPORT_SYMBOL_IF_KUNIT(zsmod_kunit_probe_malloc_fail);
 #endif
 
 /* ---- CPU hotplug: the per-CPU copy buffers ---------------------------- */

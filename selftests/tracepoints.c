@@ -157,6 +157,22 @@ static int field_is(const char *line, const char *key, const char *val)
 	return strstr(line, pat) != NULL;
 }
 
+/* The first line of each event, printed as a sample of the format. */
+static void sample(const char *line)
+{
+	static char seen[sizeof(events) / sizeof(*events)];
+	unsigned int i;
+	char name[64];
+
+	for (i = 0; i < sizeof(events) / sizeof(*events); i++) {
+		snprintf(name, sizeof(name), " %s: ", events[i]);
+		if (!seen[i] && strstr(line, name)) {
+			seen[i] = 1;
+			ksft_print_msg("%s", line + strspn(line, " "));
+		}
+	}
+}
+
 /* One pass over the trace; compaction and migration of @pool only. */
 static int read_trace(const char *pool, struct trace_sums *t)
 {
@@ -179,6 +195,7 @@ static int read_trace(const char *pool, struct trace_sums *t)
 				sscanf(p + 35, "%ld/%ld", &t->in_buffer, &t->written);
 			continue;
 		}
+		sample(line);
 		if (strstr(line, MARK "compact-begin")) {
 			window = 1;
 			t->marks++;
