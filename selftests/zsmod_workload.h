@@ -36,9 +36,9 @@ int wl_start(struct wl_job *j, const struct wl_params *p);
  */
 long wl_verify(struct wl_job *j);
 /*
- * Child reads one word of every other patterned page, so that the swap-ins
- * free every other entry (with vm.page-cluster 0, which stops readahead):
- * 0, or a negative errno.
+ * Child reads the first word of every other patterned page, so that the
+ * swap-ins free every other entry (with vm.page-cluster 0, which stops
+ * readahead): the number of words that were wrong (0), or a negative errno.
  */
 long wl_touch_half(struct wl_job *j);
 /* Stop the child, remove the memcg. */
