@@ -656,18 +656,50 @@ static void detach_count_fail(void *data)
 }
 
 /*
+ * The Nth fault point of zsmod_malloc() failed, N = 1, 2, ... until a call
+ * gets through: the number of calls that returned -ENOMEM. An object that
+ * got through is freed at once (its batch run by reading the statistics),
+ * so that each call meets an empty pool.
+ */
+static unsigned int fail_walk(struct tpool *tp, size_t len, gfp_t gfp)
+{
+	unsigned int nth, left, enomem = 0;
+	struct zsmod_pool_stats st;
+	unsigned long handle;
+	int ret;
+
+	for (nth = 1; nth <= 64; nth++) {
+		set_fail_nth(nth);
+		ret = zsmod_malloc(tp->pool, len, gfp, &handle);
+		left = get_fail_nth();
+		set_fail_nth(0);
+		if (!ret) {
+			zsmod_free(tp->pool, handle);
+			zsmod_pool_stats(tp->pool, &st);
+		} else {
+			enomem += ret == -ENOMEM;
+		}
+		if (!ret && left)
+			break;
+	}
+	return enomem;
+}
+
+/*
  * One zsmod_malloc_fail per failed zsmod_malloc() but -EINVAL: too_large
- * for -ENOSPC, no_handle or no_zspage for each injected -ENOMEM (the walk
- * of test_alloc_enomem on an empty pool meets both).
+ * for -ENOSPC, no_handle or no_zspage for each injected -ENOMEM. Under
+ * fail_nth a handle block never fails for good (a GFP_NOWAIT attempt
+ * comes first, then one as the caller's gfp allows), so only no_zspage is
+ * sure to be seen.
  */
 static void test_trace_malloc_fail(struct kunit *test)
 {
 	struct fail_events *ev = kunit_kzalloc(test, sizeof(*ev), GFP_KERNEL);
 	size_t max = zsmod_max_alloc_size();
-	unsigned int nth, left, enomem = 0;
+	unsigned int enomem = 0;
 	unsigned long handle;
 	struct tpool *tp;
-	int ret;
+	int nomem;
 
 	KUNIT_ASSERT_NOT_NULL(test, ev);
 	tp = tpool_create(test, 16);
@@ -684,25 +716,17 @@ static void test_trace_malloc_fail(struct kunit *test)
 
 	NEED_FI(test);
 	fi_setup(test);
-	for (nth = 1; nth <= 64; nth++) {
-		set_fail_nth(nth);
-		ret = zsmod_malloc(tp->pool, 64, GFP_KERNEL | __GFP_NOWARN, &handle);
-		left = get_fail_nth();
-		set_fail_nth(0);
-		if (!ret)
-			zsmod_free(tp->pool, handle);
-		else
-			enomem += ret == -ENOMEM;
-		if (!ret && left)
-			break;
-	}
+	/* an empty pool: each call needs a new zspage; zswap's gfp, then a huge one */
+	enomem += fail_walk(tp, 64, ZSWAP_GFP);
+	enomem += fail_walk(tp, max, GFP_KERNEL | __GFP_NOWARN);
+	nomem = atomic_read(&ev->reason[ZSMOD_FAIL_NO_HANDLE]) +
+		atomic_read(&ev->reason[ZSMOD_FAIL_NO_ZSPAGE]);
 	kunit_info(test, "%u injected -ENOMEM: %d no_handle, %d no_zspage\n", enomem,
 		   atomic_read(&ev->reason[ZSMOD_FAIL_NO_HANDLE]),
 		   atomic_read(&ev->reason[ZSMOD_FAIL_NO_ZSPAGE]));
-	KUNIT_EXPECT_GT(test, atomic_read(&ev->reason[ZSMOD_FAIL_NO_HANDLE]), 0);
+	KUNIT_EXPECT_GT(test, enomem, 0U);
 	KUNIT_EXPECT_GT(test, atomic_read(&ev->reason[ZSMOD_FAIL_NO_ZSPAGE]), 0);
-	KUNIT_EXPECT_EQ(test, atomic_read(&ev->reason[ZSMOD_FAIL_NO_HANDLE]) +
-			atomic_read(&ev->reason[ZSMOD_FAIL_NO_ZSPAGE]), (int)enomem);
+	KUNIT_EXPECT_EQ(test, nomem, (int)enomem);
 	KUNIT_EXPECT_EQ(test, atomic_read(&ev->reason[ZSMOD_FAIL_TOO_LARGE]), 1);
 	KUNIT_EXPECT_EQ(test, atomic_read(&ev->bad), 0);
 	free_destroy_check(tp);
