@@ -740,7 +740,7 @@ static struct kunit_case alloc_cases[] = {
 	KUNIT_CASE(test_location_limits),
 	KUNIT_CASE(test_stats_many_classes),
 	KUNIT_CASE(test_alloc_enomem),
-	KUNIT_CASE(test_trace_malloc_fail),
+	KUNIT_CASE_SLOW(test_trace_malloc_fail),
 	{}
 };
 
