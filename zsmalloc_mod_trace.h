@@ -121,23 +121,23 @@ TRACE_EVENT(zsmod_malloc_fail,
 /* The frees of one class queued on one CPU, run as a batch. */
 TRACE_EVENT(zsmod_free_batch,
 	    TP_PROTO(struct zsmod_pool *pool, struct zsmod_size_class *class,
-		     unsigned int cpu, unsigned int nr, unsigned int pages),
-	    TP_ARGS(pool, class, cpu, nr, pages),
+		     unsigned int queue_cpu, unsigned int nr, unsigned int pages),
+	    TP_ARGS(pool, class, queue_cpu, nr, pages),
 	    TP_STRUCT__entry(__string(pool, pool->name)
 			     __field(unsigned int, class_idx)
 			     __field(unsigned int, size)
-			     __field(unsigned int, cpu)
+			     __field(unsigned int, queue_cpu)
 			     __field(unsigned int, nr)
 			     __field(unsigned int, pages)),
 	    TP_fast_assign(__assign_str(pool);
 			   __entry->class_idx = class->class_idx;
 			   __entry->size = class->size;
-			   __entry->cpu = cpu;
+			   __entry->queue_cpu = queue_cpu;
 			   __entry->nr = nr;
 			   __entry->pages = pages;),
-	    TP_printk("pool=%s class=%u size=%u cpu=%u nr=%u pages=%u",
+	    TP_printk("pool=%s class=%u size=%u queue_cpu=%u nr=%u pages=%u",
 		      __get_str(pool), __entry->class_idx, __entry->size,
-		      __entry->cpu, __entry->nr, __entry->pages)
+		      __entry->queue_cpu, __entry->nr, __entry->pages)
 );
 
 #endif /* _ZSMALLOC_MOD_TRACE_H_ */
