@@ -1798,6 +1798,17 @@ static unsigned long malloc_in_new_zspage(struct zsmod_pool *pool,
 	return handle;
 }
 
+/* The error for a size or argument pool_malloc() refuses. */
+static noinline int malloc_refused(struct zsmod_pool *pool, size_t size,
+				   gfp_t gfp, unsigned long *handle)
+{
+	if (!pool || !handle || !size)
+		return -EINVAL;
+	trace_zsmod_malloc_fail(pool, size, gfp, ZSMOD_FAIL_TOO_LARGE);
+	/* as zs_malloc(): zswap counts -ENOSPC as poor compression */
+	return -ENOSPC;
+}
+
 /* Inlined into zsmod_malloc() and into the zpool driver's callback. */
 static __always_inline int pool_malloc(struct zsmod_pool *pool, size_t size,
 				       gfp_t gfp, unsigned long *handle)
@@ -1806,13 +1817,9 @@ static __always_inline int pool_malloc(struct zsmod_pool *pool, size_t size,
 	struct zsmod_size_class *class;
 	unsigned long h;
 
-	if (unlikely(!pool || !handle || !size))
-		return -EINVAL;
-	if (unlikely(size > ZSMOD_MAX_ALLOC_SIZE)) {
-		trace_zsmod_malloc_fail(pool, size, gfp, ZSMOD_FAIL_TOO_LARGE);
-		/* as zs_malloc(): zswap counts -ENOSPC as poor compression */
-		return -ENOSPC;
-	}
+	if (unlikely(!pool || !handle || !size ||
+		     size > ZSMOD_MAX_ALLOC_SIZE))
+		return malloc_refused(pool, size, gfp, handle);
 
 	class = pool->size_class[class_idx_for_size(size + ZSMOD_HANDLE_SIZE)];
 	h = malloc_in_class(class, &spare, gfp);
