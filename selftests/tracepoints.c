@@ -234,6 +234,18 @@ static int read_trace(const char *pool, struct trace_sums *t)
 	return 0;
 }
 
+/* What the test changes, put back by restore() however it exits. */
+static char saved_autoc[8] = "Y", saved_cluster[16] = "3";
+
+static void restore(void)
+{
+	enable_events(0);
+	write_str(TRACEFS "/trace", "");
+	write_str(TRACEFS "/buffer_size_kb", "1408");	/* the kernel's default */
+	write_str(ZSMOD_PARAMS "/auto_compact", saved_autoc);
+	write_str("/proc/sys/vm/page-cluster", saved_cluster);
+}
+
 static void compact_zones(int rounds)
 {
 	while (rounds--)
@@ -246,7 +258,7 @@ int main(void)
 	struct wl_params p = { .name = "zsmod-tracepoints", .pattern_mib = 48,
 			       .random_mib = 2, .file_mib = 16, .max_mib = 32,
 			       .no_writeback = 1 };
-	char pool[256], poolname[64], compact[300], autoc[8] = "Y", cluster[16] = "3";
+	char pool[256], poolname[64], compact[300];
 	long pages0, pages1, bad0, bad1, bad2;
 	struct counters c0, c1;
 	struct trace_sums t;
@@ -262,9 +274,10 @@ int main(void)
 	snprintf(compact, sizeof(compact), "%s/compact", pool);
 	ksft_print_msg("pool %s\n", poolname);
 
-	read_str(ZSMOD_PARAMS "/auto_compact", autoc, sizeof(autoc));
+	read_str(ZSMOD_PARAMS "/auto_compact", saved_autoc, sizeof(saved_autoc));
+	read_str("/proc/sys/vm/page-cluster", saved_cluster, sizeof(saved_cluster));
+	atexit(restore);
 	write_str(ZSMOD_PARAMS "/auto_compact", "N");
-	read_str("/proc/sys/vm/page-cluster", cluster, sizeof(cluster));
 	write_str("/proc/sys/vm/page-cluster", "0");
 
 	read_counters(pool, &c0);
@@ -351,9 +364,5 @@ int main(void)
 	ksft_test_result(t.in_buffer >= 0 && t.in_buffer == t.written,
 			 "no event lost: %ld in the buffer, %ld written\n", t.in_buffer, t.written);
 
-	write_str(TRACEFS "/trace", "");
-	write_str(TRACEFS "/buffer_size_kb", "1408");
-	write_str(ZSMOD_PARAMS "/auto_compact", autoc);
-	write_str("/proc/sys/vm/page-cluster", cluster);
 	ksft_finished();
 }
