@@ -56,6 +56,7 @@
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/string.h>
+#include <linux/timekeeping.h>
 #include <linux/uaccess.h>
 #include <linux/workqueue.h>
 #include <linux/zpool.h>
@@ -353,6 +354,10 @@ struct zsmod_map_area {
 
 /* Handles are aligned: a low bit of the recorded one marks a split map. */
 #define ZSMOD_MAP_SPLIT		1UL
+
+/* The tracepoints read the structures above. */
+#define CREATE_TRACE_POINTS
+#include "zsmalloc_mod_trace.h"
 
 static DEFINE_PER_CPU(struct zsmod_map_area, zsmod_map_area) = {
 	.lock = INIT_LOCAL_LOCK(lock),
@@ -1521,7 +1526,7 @@ static noinline int free_class_queue(struct zsmod_pool *pool,
 	struct zsmod_class_frees *cf = &fb->class[class->pos];
 	struct zsmod_handle_block *unused[ZSMOD_FREE_BATCH_MAX];
 	struct zsmod_zspage *empty[ZSMOD_FREE_BATCH_MAX];
-	unsigned int i, nr_unused = 0, nr_empty = 0;
+	unsigned int i, nr_unused = 0, nr_empty = 0, nr = cf->nr;
 	bool compact = false;
 
 	lockdep_assert_held(&fb->lock);
@@ -1529,7 +1534,7 @@ static noinline int free_class_queue(struct zsmod_pool *pool,
 		spin_lock(&class->lock);
 	else if (!spin_trylock(&class->lock))
 		return -EBUSY;
-	for (i = 0; i < cf->nr; i++) {
+	for (i = 0; i < nr; i++) {
 		unsigned long handle = cf->handle[i];
 		unsigned long obj = handle_obj(handle) & ~OBJ_FREEING;
 		struct zsmod_handle_block *blk;
@@ -1565,6 +1570,7 @@ static noinline int free_class_queue(struct zsmod_pool *pool,
 		handle_block_free(unused[i]);
 	if (compact)
 		schedule_auto_compact(pool);
+	trace_zsmod_free_batch(pool, class, fb->cpu, nr, nr_empty * class->pages_per_zspage);
 	return nr_empty * class->pages_per_zspage;
 }
 
@@ -1739,6 +1745,7 @@ static unsigned long malloc_borrow_slot(struct zsmod_pool *pool,
  * malloc_in_new_zspage() - allocate an object in a new zspage of a class
  * @pool: the pool
  * @class: the class
+ * @size: the size asked for, for the zsmod_malloc_fail tracepoint
  * @gfp: allocation flags
  * @spare: a spare handle block for class_take_handle(), or a pointer to
  *	   NULL; one allocated here and not used is left in it
@@ -1751,7 +1758,8 @@ static unsigned long malloc_borrow_slot(struct zsmod_pool *pool,
  * nothing is left allocated but a spare.
  */
 static unsigned long malloc_in_new_zspage(struct zsmod_pool *pool,
-					  struct zsmod_size_class *class, gfp_t gfp,
+					  struct zsmod_size_class *class,
+					  size_t size, gfp_t gfp,
 					  struct zsmod_handle_block **spare)
 {
 	struct zsmod_handle_block *unused;
@@ -1763,8 +1771,10 @@ static unsigned long malloc_in_new_zspage(struct zsmod_pool *pool,
 	spin_unlock(&class->lock);
 	if (!handle) {
 		*spare = handle_block_alloc(gfp);
-		if (!*spare)
+		if (!*spare) {
+			trace_zsmod_malloc_fail(pool, size, gfp, ZSMOD_FAIL_NO_HANDLE);
 			return 0;
+		}
 		spin_lock(&class->lock);
 		handle = class_take_handle(class, spare);
 		spin_unlock(&class->lock);
@@ -1776,6 +1786,7 @@ static unsigned long malloc_in_new_zspage(struct zsmod_pool *pool,
 		unused = class_put_handle(class, handle);
 		spin_unlock(&class->lock);
 		handle_block_free(unused);
+		trace_zsmod_malloc_fail(pool, size, gfp, ZSMOD_FAIL_NO_ZSPAGE);
 		return 0;
 	}
 	handle_set_obj(handle, obj_malloc(class, zsp, handle));
@@ -1785,6 +1796,17 @@ static unsigned long malloc_in_new_zspage(struct zsmod_pool *pool,
 	zspage_set_movable(zsp);
 	spin_unlock(&class->lock);
 	return handle;
+}
+
+/* The error for a size or argument pool_malloc() refuses. */
+static noinline int malloc_refused(struct zsmod_pool *pool, size_t size,
+				   gfp_t gfp, unsigned long *handle)
+{
+	if (!pool || !handle || !size)
+		return -EINVAL;
+	trace_zsmod_malloc_fail(pool, size, gfp, ZSMOD_FAIL_TOO_LARGE);
+	/* as zs_malloc(): zswap counts -ENOSPC as poor compression */
+	return -ENOSPC;
 }
 
 /* Inlined into zsmod_malloc() and into the zpool driver's callback. */
@@ -1797,8 +1819,7 @@ static __always_inline int pool_malloc(struct zsmod_pool *pool, size_t size,
 
 	if (unlikely(!pool || !handle || !size ||
 		     size > ZSMOD_MAX_ALLOC_SIZE))
-		/* as zs_malloc(): zswap counts -ENOSPC as poor compression */
-		return pool && handle && size ? -ENOSPC : -EINVAL;
+		return malloc_refused(pool, size, gfp, handle);
 
 	class = pool->size_class[class_idx_for_size(size + ZSMOD_HANDLE_SIZE)];
 	h = malloc_in_class(class, &spare, gfp);
@@ -1811,7 +1832,7 @@ static __always_inline int pool_malloc(struct zsmod_pool *pool, size_t size,
 	if (!h)
 		h = malloc_borrow_slot(pool, class, &spare, gfp);
 	if (!h)
-		h = malloc_in_new_zspage(pool, class, gfp, &spare);
+		h = malloc_in_new_zspage(pool, class, size, gfp, &spare);
 	handle_block_free(spare);
 	if (!h)
 		return -ENOMEM;
@@ -2317,12 +2338,14 @@ static int putback_zspage(struct zsmod_size_class *class, struct zsmod_zspage *z
  * @dst: the destination zspage
  *
  * Moves until @src is empty or @dst is full, rewriting each handle.
+ *
+ * Return: the number of objects moved.
  */
-static void move_objects(struct zsmod_size_class *class, struct zsmod_zspage *src,
-			 struct zsmod_zspage *dst)
+static unsigned int move_objects(struct zsmod_size_class *class,
+				 struct zsmod_zspage *src, struct zsmod_zspage *dst)
 {
 	struct zpdesc *zpdesc = src->first_zpdesc;
-	unsigned int pos;
+	unsigned int pos, moved = 0;
 
 	lockdep_assert_held(&class->lock);
 
@@ -2339,8 +2362,10 @@ static void move_objects(struct zsmod_size_class *class, struct zsmod_zspage *sr
 			handle_move_obj(handle, new_obj);
 			obj_free(class, old_obj);
 			idx++;
+			moved++;
 		}
 	}
+	return moved;
 }
 
 /**
@@ -2357,7 +2382,8 @@ static unsigned long compact_class(struct zsmod_pool *pool,
 				   struct zsmod_size_class *class)
 {
 	struct zsmod_zspage *src, *dst = NULL;
-	unsigned long freed = 0;
+	unsigned long freed = 0, moved = 0;
+	u64 start = ktime_get_ns();
 
 	spin_lock(&class->lock);
 	while (class_compactable_pages(class, 0)) {
@@ -2370,7 +2396,7 @@ static unsigned long compact_class(struct zsmod_pool *pool,
 		if (!src)
 			break;
 
-		move_objects(class, src, dst);
+		moved += move_objects(class, src, dst);
 		release_claim(class);
 
 		/* one left to the deferred worker is not freed yet */
@@ -2392,6 +2418,7 @@ static unsigned long compact_class(struct zsmod_pool *pool,
 	if (dst)
 		putback_zspage(class, dst);
 	spin_unlock(&class->lock);
+	trace_zsmod_compact_class(pool, class, freed, moved, start);
 	return freed;
 }
 
@@ -2594,7 +2621,7 @@ static int zsmod_zpdesc_migrate(struct zpdesc *newzpdesc, struct zpdesc *zpdesc,
 	struct zsmod_zspage *zsp;
 	struct zsmod_pool *pool;
 	struct zpdesc *moved;
-	unsigned long handle;
+	unsigned long handle, pfn = zpdesc_pfn(zpdesc);
 	void *s_addr, *d_addr;
 
 	VM_WARN_ON_ONCE(!zpdesc_is_isolated(zpdesc));
@@ -2608,6 +2635,7 @@ static int zsmod_zpdesc_migrate(struct zpdesc *newzpdesc, struct zpdesc *zpdesc,
 	if (!claim_zspage(class, zsp)) {
 		/* an object is mapped: let the migration core retry later */
 		spin_unlock(&class->lock);
+		trace_zsmod_migrate(pool, class, pfn, 0, ZSMOD_MIGRATE_MAPPED);
 		return -EAGAIN;
 	}
 
@@ -2631,6 +2659,7 @@ static int zsmod_zpdesc_migrate(struct zpdesc *newzpdesc, struct zpdesc *zpdesc,
 
 	spin_unlock(&class->lock);
 	atomic_long_inc(&pool->counters.pages_migrated);
+	trace_zsmod_migrate(pool, class, pfn, zpdesc_pfn(moved), ZSMOD_MIGRATE_MOVED);
 	return MIGRATEPAGE_SUCCESS;
 }
 
@@ -2643,10 +2672,15 @@ static int zsmod_zpdesc_migrate(struct zpdesc *newzpdesc, struct zpdesc *zpdesc,
 static void zsmod_zpdesc_putback(struct zpdesc *zpdesc)
 {
 	struct zsmod_zspage *zsp = zpdesc_zspage(zpdesc);
+	unsigned long pfn = zpdesc_pfn(zpdesc);
+	struct zsmod_pool *pool;
 
 	VM_WARN_ON_ONCE(!zpdesc_is_isolated(zpdesc));
-	if (zsp)
-		atomic_long_inc(&zsp->pool->counters.migrate_aborted);
+	if (!zsp)
+		return;
+	pool = zsp->pool;
+	atomic_long_inc(&pool->counters.migrate_aborted);
+	trace_zsmod_migrate(pool, zspage_class(pool, zsp), pfn, 0, ZSMOD_MIGRATE_PUTBACK);
 }
 
 DEFINE_ZPDESC_MOVABLE_OPS(zsmod_mops, zsmod_zpdesc_isolate,
@@ -3594,6 +3628,28 @@ void zsmod_kunit_zpool_for_each(void (*fn)(struct zsmod_pool *pool, void *arg),
 	mutex_unlock(&zsmod_zpools_lock);
 }
 EXPORT_SYMBOL_IF_KUNIT(zsmod_kunit_zpool_for_each);
+
+/**
+ * zsmod_kunit_probe_malloc_fail() - attach a probe to zsmod_malloc_fail
+ * @probe: the probe
+ * @data: its first argument
+ * @attach: attach it; else detach it and wait until no CPU runs it
+ *
+ * Return: 0, or the tracepoint's error (-ENOSYS without tracepoints).
+ */
+int zsmod_kunit_probe_malloc_fail(void (*probe)(void *data, struct zsmod_pool *pool,
+						size_t size, gfp_t gfp, int reason),
+				  void *data, bool attach)
+{
+	int ret;
+
+	if (attach)
+		return register_trace_zsmod_malloc_fail(probe, data);
+	ret = unregister_trace_zsmod_malloc_fail(probe, data);
+	tracepoint_synchronize_unregister();
+	return ret;
+}
+EXPORT_SYMBOL_IF_KUNIT(zsmod_kunit_probe_malloc_fail);
 #endif
 
 /* ---- CPU hotplug: the per-CPU copy buffers ---------------------------- */

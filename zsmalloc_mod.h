@@ -131,6 +131,9 @@ void zsmod_kunit_hold_drain(struct zsmod_pool *pool, bool hold);
 bool *zsmod_kunit_param(const char *name);
 void zsmod_kunit_zpool_for_each(void (*fn)(struct zsmod_pool *pool, void *arg),
 				void *arg);
+int zsmod_kunit_probe_malloc_fail(void (*probe)(void *data, struct zsmod_pool *pool,
+						size_t size, gfp_t gfp, int reason),
+				  void *data, bool attach);
 #endif
 
 #endif /* _ZSMALLOC_MOD_H_ */

@@ -207,7 +207,7 @@ fi
 	echo "date=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
 	echo "commit=$(git rev-parse --short HEAD)"
 	echo "allocator built from the $src: zsmalloc_mod.c sha1=$(sha1sum "$bdir/zsmalloc_mod.c" | cut -c1-12) zpdesc.h sha1=$(sha1sum "$bdir/zpdesc.h" | cut -c1-12)"
-	[ -z "$rev" ] && echo "working tree status: $(git status --short zsmalloc_mod.c zsmalloc_mod.h zsmalloc_mod_internal.h zpdesc.h | tr '\n' ' ')"
+	[ -z "$rev" ] && echo "working tree status: $(git status --short zsmalloc_mod.c zsmalloc_mod.h zsmalloc_mod_internal.h zsmalloc_mod_trace.h zpdesc.h | tr '\n' ' ')"
 	echo "zpdesc=$(modinfo -F zpdesc "$bdir/zsmalloc_mod.ko")"
 	echo "kernel=$kernel_name"
 	echo "guest_kernel=$guest_kernel"

@@ -4,7 +4,8 @@
  * parameterised case over the pool's class boundaries), the chain length
  * of each class, objects straddling two pages modified in place, unique
  * handles and slots, statistics across many classes, invalid sizes, and
- * -ENOMEM at every allocation point through fault injection.
+ * -ENOMEM at every allocation point through fault injection, and the
+ * zsmod_malloc_fail tracepoint on each failure.
  */
 #include <kunit/test.h>
 #include <linux/delay.h>
@@ -18,6 +19,7 @@
 #include <linux/string.h>
 
 #include "helpers.h"
+#include "../zsmalloc_mod_trace.h"
 
 static int cmp_ulong(const void *a, const void *b)
 {
@@ -625,6 +627,111 @@ static void test_location_limits(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, bad, 0U);
 }
 
+/* zsmod_malloc_fail events of one pool, by reason */
+struct fail_events {
+	struct zsmod_pool *pool;
+	atomic_t reason[ZSMOD_FAIL_NO_ZSPAGE + 1];
+	atomic_t bad;
+	size_t size;
+};
+
+static void count_fail(void *data, struct zsmod_pool *pool, size_t size, gfp_t gfp,
+		       int reason)
+{
+	struct fail_events *ev = data;
+
+	if (pool != ev->pool)
+		return;
+	if (reason < 0 || reason > ZSMOD_FAIL_NO_ZSPAGE) {
+		atomic_inc(&ev->bad);
+		return;
+	}
+	atomic_inc(&ev->reason[reason]);
+	WRITE_ONCE(ev->size, size);
+}
+
+static void detach_count_fail(void *data)
+{
+	zsmod_kunit_probe_malloc_fail(count_fail, data, false);
+}
+
+/*
+ * The Nth fault point of zsmod_malloc() failed, N = 1, 2, ... until a call
+ * gets through: the number of calls that returned -ENOMEM. An object that
+ * got through is freed at once (its batch run by reading the statistics),
+ * so that each call meets an empty pool.
+ */
+static unsigned int fail_walk(struct tpool *tp, size_t len, gfp_t gfp)
+{
+	unsigned int nth, left, enomem = 0;
+	struct zsmod_pool_stats st;
+	unsigned long handle;
+	int ret;
+
+	for (nth = 1; nth <= 64; nth++) {
+		set_fail_nth(nth);
+		ret = zsmod_malloc(tp->pool, len, gfp, &handle);
+		left = get_fail_nth();
+		set_fail_nth(0);
+		if (!ret) {
+			zsmod_free(tp->pool, handle);
+			zsmod_pool_stats(tp->pool, &st);
+		} else {
+			enomem += ret == -ENOMEM;
+		}
+		if (!ret && left)
+			break;
+	}
+	return enomem;
+}
+
+/*
+ * One zsmod_malloc_fail per failed zsmod_malloc() but -EINVAL: too_large
+ * for -ENOSPC, no_handle or no_zspage for each injected -ENOMEM. Under
+ * fail_nth a handle block never fails for good (a GFP_NOWAIT attempt
+ * comes first, then one as the caller's gfp allows), so only no_zspage is
+ * sure to be seen.
+ */
+static void test_trace_malloc_fail(struct kunit *test)
+{
+	struct fail_events *ev = kunit_kzalloc(test, sizeof(*ev), GFP_KERNEL);
+	size_t max = zsmod_max_alloc_size();
+	unsigned int enomem = 0;
+	unsigned long handle;
+	struct tpool *tp;
+	int nomem;
+
+	KUNIT_ASSERT_NOT_NULL(test, ev);
+	tp = tpool_create(test, 16);
+	ev->pool = tp->pool;
+	if (!IS_ENABLED(CONFIG_TRACEPOINTS))
+		kunit_skip(test, "a kernel without tracepoints");
+	KUNIT_ASSERT_EQ(test, zsmod_kunit_probe_malloc_fail(count_fail, ev, true), 0);
+	KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test, detach_count_fail, ev));
+
+	KUNIT_EXPECT_EQ(test, zsmod_malloc(tp->pool, 0, GFP_KERNEL, &handle), -EINVAL);
+	KUNIT_EXPECT_EQ(test, zsmod_malloc(tp->pool, max + 1, GFP_KERNEL, &handle), -ENOSPC);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ev->reason[ZSMOD_FAIL_TOO_LARGE]), 1);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(ev->size), max + 1);
+
+	NEED_FI(test);
+	fi_setup(test);
+	/* an empty pool: each call needs a new zspage; zswap's gfp, then a huge one */
+	enomem += fail_walk(tp, 64, ZSWAP_GFP);
+	enomem += fail_walk(tp, max, GFP_KERNEL | __GFP_NOWARN);
+	nomem = atomic_read(&ev->reason[ZSMOD_FAIL_NO_HANDLE]) +
+		atomic_read(&ev->reason[ZSMOD_FAIL_NO_ZSPAGE]);
+	kunit_info(test, "%u injected -ENOMEM: %d no_handle, %d no_zspage\n", enomem,
+		   atomic_read(&ev->reason[ZSMOD_FAIL_NO_HANDLE]),
+		   atomic_read(&ev->reason[ZSMOD_FAIL_NO_ZSPAGE]));
+	KUNIT_EXPECT_GT(test, enomem, 0U);
+	KUNIT_EXPECT_GT(test, atomic_read(&ev->reason[ZSMOD_FAIL_NO_ZSPAGE]), 0);
+	KUNIT_EXPECT_EQ(test, nomem, (int)enomem);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ev->reason[ZSMOD_FAIL_TOO_LARGE]), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ev->bad), 0);
+	free_destroy_check(tp);
+}
+
 static struct kunit_case alloc_cases[] = {
 	KUNIT_CASE_PARAM(test_alloc_size, size_gen),
 	KUNIT_CASE(test_span_rw),
@@ -633,6 +740,7 @@ static struct kunit_case alloc_cases[] = {
 	KUNIT_CASE(test_location_limits),
 	KUNIT_CASE(test_stats_many_classes),
 	KUNIT_CASE(test_alloc_enomem),
+	KUNIT_CASE_SLOW(test_trace_malloc_fail),
 	{}
 };
 

@@ -65,7 +65,7 @@ link_sources() {
 	rm -rf "$d"
 	mkdir -p "$d/kunit"
 	for f in Kconfig Kbuild zsmalloc_mod.c zsmalloc_mod.h \
-		zsmalloc_mod_internal.h zpdesc.h; do
+		zsmalloc_mod_internal.h zsmalloc_mod_trace.h zpdesc.h; do
 		ln -s "$top/$f" "$d/$f"
 	done
 	for f in "$top"/kunit/Kbuild "$top"/kunit/*.[ch]; do

@@ -152,7 +152,7 @@ results() {
 # The same swap selftests on Debian's PREEMPT_RT kernel, beside the stock
 # guest (each guest uses one host core).
 rt_guest() {
-	local rt tests=roundtrip+writeback+migrate
+	local rt tests=roundtrip+writeback+migrate+tracepoints
 	tests+=+kernel_test_zswap.sh:zsmalloc+kernel_test_zswap.sh:zsmalloc_mod
 	[ -z "$only" ] || tests=${only//,/+}
 	rt=$(./vm/abi.sh rt-amd64) || return 1
@@ -172,7 +172,7 @@ results "$out/stock-guest.tap"
 # lockdep and full preemption watch real swap traffic through the module.
 debug_guest() {
 	local kd b=$out/build-debug
-	local tests=roundtrip+writeback+migrate
+	local tests=roundtrip+writeback+migrate+tracepoints
 	# test_zswap on ours only: its control run on zsmalloc is the stock guest's
 	tests+=+kernel_test_zswap.sh:zsmalloc_mod
 	[ -z "$only" ] || tests=${only//,/+}
@@ -249,7 +249,7 @@ md_build() {
 	[ "$(modinfo -F zpdesc "$mdir/zsmalloc_mod.ko")" = memdesc ]
 }
 md_guest() {
-	local tests=roundtrip+writeback+migrate+kernel_test_zswap.sh:zsmalloc_mod
+	local tests=roundtrip+writeback+migrate+tracepoints+kernel_test_zswap.sh:zsmalloc_mod
 	[ -z "$only" ] || tests=${only//,/+}
 	selftest_guest "/boot/vmlinuz-$abi" "$mdir/zsmalloc_mod.ko" \
 		"$out/stock-guest-memdesc.log" 600 --modprobe virtio_blk \

@@ -44,7 +44,7 @@ echo "lint: SPDX, shell options and syntax of $nsh shell scripts"
 
 # Sources only: *.mod.c are modpost's output.
 files=()
-for f in zsmalloc_mod.c zpdesc.h zsmalloc_mod.h zsmalloc_mod_internal.h kunit/*.[ch] bench/*.[ch] selftests/*.[ch]; do
+for f in zsmalloc_mod.c zpdesc.h zsmalloc_mod.h zsmalloc_mod_internal.h zsmalloc_mod_trace.h kunit/*.[ch] bench/*.[ch] selftests/*.[ch]; do
 	[ -f "$f" ] && [ "${f%.mod.c}" = "$f" ] && files+=("$top/$f")
 done
 

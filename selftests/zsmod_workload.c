@@ -133,7 +133,17 @@ static int file_pass(char *buf, size_t len, int fill, long *bad)
 	return fp.pos == fp.len ? 0 : -ENOENT;
 }
 
-static long verify(char *pat, size_t npat, char *files, size_t flen)
+/* Random page i: incompressible, whatever zswap's compressor. */
+static void random_page(unsigned long long *p, unsigned long i)
+{
+	unsigned long long seed = (i + 1) * 0xD1B54A32D192ED03ULL;
+	size_t k;
+
+	for (k = 0; k < PAGE / 8; k++)
+		p[k] = xorshift(&seed);
+}
+
+static long verify(char *pat, size_t npat, char *rnd, size_t nrnd, char *files, size_t flen)
 {
 	static unsigned long long want[PAGE / 8];
 	long bad = 0, fbad;
@@ -143,6 +153,10 @@ static long verify(char *pat, size_t npat, char *files, size_t flen)
 		pattern_page(want, i);
 		bad += !!memcmp(pat + i * PAGE, want, PAGE);
 	}
+	for (i = 0; i < nrnd; i++) {
+		random_page(want, i);
+		bad += !!memcmp(rnd + i * PAGE, want, PAGE);
+	}
 	if (flen && file_pass(files, flen, 0, &fbad))
 		return -ENOENT;
 	return bad + (flen ? fbad : 0);
@@ -151,8 +165,9 @@ static long verify(char *pat, size_t npat, char *files, size_t flen)
 static void child(const struct wl_job *j, const struct wl_params *p, int in, int out)
 {
 	size_t npat = p->pattern_mib * MIB / PAGE, flen = p->file_mib * MIB, i;
+	size_t nrnd = p->random_mib * MIB / PAGE;
+	char *pat, *rnd = NULL, *files = NULL;
 	char path[300], pid[32], cmd;
-	char *pat, *files = NULL;
 	long res;
 
 	/* Join the memcg before touching memory: pages are charged where first touched. */
@@ -167,6 +182,14 @@ static void child(const struct wl_job *j, const struct wl_params *p, int in, int
 		_exit(11);
 	for (i = 0; i < npat; i++)
 		pattern_page((unsigned long long *)(pat + i * PAGE), i);
+	if (nrnd) {
+		rnd = mmap(NULL, nrnd * PAGE, PROT_READ | PROT_WRITE,
+			   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (rnd == MAP_FAILED)
+			_exit(11);
+		for (i = 0; i < nrnd; i++)
+			random_page((unsigned long long *)(rnd + i * PAGE), i);
+	}
 	if (flen) {
 		files = mmap(NULL, flen, PROT_READ | PROT_WRITE,
 			     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -177,8 +200,14 @@ static void child(const struct wl_job *j, const struct wl_params *p, int in, int
 	res = 0;
 	if (write(out, &res, sizeof(res)) != sizeof(res))
 		_exit(13);
-	while (read(in, &cmd, 1) == 1 && cmd == 'v') {
-		res = verify(pat, npat, files, flen);
+	while (read(in, &cmd, 1) == 1 && (cmd == 'v' || cmd == 'h')) {
+		if (cmd == 'v') {
+			res = verify(pat, npat, rnd, nrnd, files, flen);
+		} else {
+			/* the first word of a patterned page is its number */
+			for (res = 0, i = 0; i < npat; i += 2)
+				res += *(unsigned long long *)(pat + i * PAGE) != i;
+		}
 		if (write(out, &res, sizeof(res)) != sizeof(res))
 			_exit(14);
 	}
@@ -234,6 +263,13 @@ int wl_start(struct wl_job *j, const struct wl_params *p)
 long wl_verify(struct wl_job *j)
 {
 	if (write(j->to_child, "v", 1) != 1)
+		return -ECHILD;
+	return wait_result(j);
+}
+
+long wl_touch_half(struct wl_job *j)
+{
+	if (write(j->to_child, "h", 1) != 1)
 		return -ECHILD;
 	return wait_result(j);
 }

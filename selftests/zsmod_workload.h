@@ -15,6 +15,8 @@
 struct wl_params {
 	const char *name;	/* cgroup name under /sys/fs/cgroup */
 	long pattern_mib;	/* patterned pages */
+	/* random pages: no compressor shrinks them, zswap refuses them */
+	long random_mib;
 	long file_mib;		/* copies of the guest's files */
 	long max_mib;		/* memory.max of the memcg */
 	int no_writeback;	/* memory.zswap.writeback=0: data stays in the pool */
@@ -33,6 +35,12 @@ int wl_start(struct wl_job *j, const struct wl_params *p);
  * or a negative errno if the child died.
  */
 long wl_verify(struct wl_job *j);
+/*
+ * Child reads the first word of every other patterned page, so that the
+ * swap-ins free every other entry (with vm.page-cluster 0, which stops
+ * readahead): the number of words that were wrong (0), or a negative errno.
+ */
+long wl_touch_half(struct wl_job *j);
 /* Stop the child, remove the memcg. */
 void wl_stop(struct wl_job *j);
 

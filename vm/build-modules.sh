@@ -34,7 +34,8 @@ rsync -a --exclude=/.git --exclude=/out --exclude=/selftests/bin \
 	"$top/" "$dir/"
 if [ -n "$rev" ]; then
 	# a header younger than REV is left out, as REV's sources never include it
-	for f in zsmalloc_mod.c zsmalloc_mod.h zsmalloc_mod_internal.h zpdesc.h Kbuild; do
+	for f in zsmalloc_mod.c zsmalloc_mod.h zsmalloc_mod_internal.h zsmalloc_mod_trace.h \
+		zpdesc.h Kbuild; do
 		if git -C "$top" cat-file -e "$rev:$f" 2>/dev/null; then
 			git -C "$top" show "$rev:$f" >"$dir/$f"
 		else

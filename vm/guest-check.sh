@@ -9,7 +9,7 @@
 # No set -euo pipefail: zsmod_tests may be unset, and the selftests' results
 # are the TAP stream (selftests/run_tests.sh), not this script's status.
 . /etc/guest-lib.sh
-tests="roundtrip:-b,zsmalloc lifecycle badinput roundtrip writeback migrate \
+tests="roundtrip:-b,zsmalloc lifecycle badinput roundtrip writeback migrate tracepoints \
 kernel_test_zswap.sh:zsmalloc kernel_test_zswap.sh:zsmalloc_mod"
 [ -n "$zsmod_tests" ] && tests=$(echo "$zsmod_tests" | tr '+' ' ')
 
