@@ -705,7 +705,7 @@ static struct kunit_case dropbehind_cases[] = {
 	KUNIT_CASE_PARAM(test_writeback_dropbehind, tdev_gen_params),
 	KUNIT_CASE_PARAM(test_writeback_reclaim, tdev_gen_params),
 	KUNIT_CASE_PARAM(test_writeback_data, tdev_gen_params),
-	KUNIT_CASE(test_writeback_races),
+	KUNIT_CASE_SLOW(test_writeback_races),
 	KUNIT_CASE(test_writeback_write_error),
 	KUNIT_CASE(test_dropbehind_zspages),
 	{}
