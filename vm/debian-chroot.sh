@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=bash
+# No set -e here: the file is sourced, the caller's options apply.
 #
 # Chroot helpers for a Debian root tree, sourced (not run) by
 # vm/debian-image.sh and vm/debian-check.sh:

@@ -11,7 +11,8 @@
 # The image is cached as $ZSMOD_CACHE/debian-guest-<key>/rootfs.img
 # (ZSMOD_CACHE defaults to /var/cache/zsmalloc_mod), <key> a hash of the
 # package list, both ABIs and this script; .complete is written last, and a
-# directory without it is rebuilt. Nothing else depends on the cache: with
+# directory without it is rebuilt, and images of other keys are removed
+# once a new one is complete. Nothing else depends on the cache: with
 # an empty one the image is built (about 5 minutes here).
 #
 # usage: vm/debian-image.sh [ABI]   prints the image's path on stdout
@@ -113,4 +114,14 @@ mv "$img.tmp" "$img"
 echo "$base $kpkgs; downloaded: $rtpkgs" >"$dir/contents"
 touch "$dir/.complete"
 say "done in $((SECONDS - t0)) s: $img"
+# Images of other keys are stale (another script or package list): remove
+# those no one is building (their lock is free). Only debian-guest-*.
+for d in "$cache"/debian-guest-*/; do
+	d=${d%/}
+	[ "$d" = "$dir" ] && continue
+	if (flock -n 8 && rm -rf "$d") 8>"$d.lock"; then
+		rm -f "$d.lock"
+		say "removed the stale image $d"
+	fi
+done
 echo "$img"
