@@ -77,11 +77,9 @@ int main(int argc, char **argv)
 			fill(region + i * PG, i, pass);
 		for (i = 0; i < npages; i++) {
 			fill(want, i, pass);
-			if (memcmp(region + i * PG, want, PG)) {
-				if (bad++ < 10)
-					fprintf(stderr, "debian-verify: page %lu differs in pass %u\n",
-						i, pass);
-			}
+			if (memcmp(region + i * PG, want, PG) && bad++ < 10)
+				fprintf(stderr, "debian-verify: page %lu differs in pass %u\n",
+					i, pass);
 		}
 	}
 	printf("pages=%lu passes=%u mismatches=%lu\n", npages, passes, bad);

@@ -12,6 +12,7 @@
 #   PARAM, PARAM_VALUE  a module parameter set in /etc/modprobe.d/
 #   MEMMAX, WORKMIB     the workload's memcg limit and working set
 # usage: (in the guest) /usr/local/sbin/zsmod-guest-check
+# No set -e: every check runs and reports its result, failed ones included.
 set -uo pipefail
 # shellcheck source=/dev/null
 . /etc/zsmod-check.conf
