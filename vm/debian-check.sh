@@ -192,7 +192,7 @@ no_old() {
 }
 check "upgrade: no zsmalloc_mod/$old left (dkms status, /usr/src)" no_old
 check "the package's postinst put zsmalloc_mod in initrd.img-$abi (hook, auto mode)" has_module "$abi"
-grep -E 'zsmalloc_mod|update-initramfs|Sign|sign' "$log" | grep -v '^+' | sort -u | head -20 | sed 's/^/# install: /'
+grep -E 'zsmalloc_mod|update-initramfs|Sign|sign' "$log" | grep -v '^+' | awk '!seen[$0]++' | head -20 | sed 's/^/# install: /'
 # A second kernel ABI, installed after the package: the kernel's postinst
 # runs DKMS's hook (/etc/kernel/postinst.d/dkms) before initramfs-tools'.
 in_chroot "$log" apt-get install -y --no-install-recommends "linux-image-$rt-unsigned" "linux-headers-$rt" ||
@@ -258,7 +258,7 @@ log=$out/chroot-purge.log
 : >"$log"
 guest_conf purged
 in_chroot "$log" apt-get purge -y zsmalloc-mod-dkms || die "apt purge failed (log $log)"
-grep -E 'zsmalloc_mod|update-initramfs|dkms' "$log" | grep -v '^+' | sort -u | head -10 | sed 's/^/# purge: /'
+grep -E 'zsmalloc_mod|update-initramfs|dkms' "$log" | grep -v '^+' | awk '!seen[$0]++' | head -10 | sed 's/^/# purge: /'
 check "apt purge: dkms lists no zsmalloc_mod" bash -c "[ -z \"\$(chroot '$mnt' dkms status zsmalloc_mod 2>/dev/null)\" ]"
 nothing_left() {
 	local f
