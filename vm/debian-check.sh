@@ -12,7 +12,8 @@
 #     (native speed): the boot loader's command line (/etc/kernel/cmdline),
 #     an option in /etc/modprobe.d/, a swap file, the guest's check unit;
 #     `apt install ./OLD.deb`, then `apt install ./NEW.deb` (the upgrade),
-#     then the -rt kernel of the same N (DKMS must build for it unasked)
+#     then the -rt kernel of the same N (DKMS must build for it unasked);
+#     the hook's switch ZSMALLOC_MOD_INITRAMFS=no and back on its initramfs
 #  3. boot 1 (stock kernel, the initramfs update-initramfs made): the guest
 #     (vm/guest-debian.sh) checks zswap's pool from boot, modinfo, dkms
 #     status for both kernels, the modprobe.d option, a workload under
@@ -203,6 +204,27 @@ check "a second kernel ($rt) got zsmalloc_mod/$ver from DKMS unasked" \
 check "initrd.img-$rt holds zsmalloc_mod too" has_module "$rt"
 check "the modprobe.d file is in the initramfs" in_initrd "$abi" 'etc/modprobe\.d/zsmalloc_mod\.conf$'
 
+# The hook's switch: "no" keeps the module out even with the command line
+# naming it; back to "auto", it is in again (on the -rt kernel's initramfs,
+# so that the one booted below stays as the package's postinst made it).
+conf=$mnt/etc/zsmalloc_mod/initramfs.conf
+if [ -f "$conf" ]; then
+	cp -p "$conf" "$out/initramfs.conf.orig"
+	sed -i 's/^ZSMALLOC_MOD_INITRAMFS=.*/ZSMALLOC_MOD_INITRAMFS=no/' "$conf"
+	in_chroot "$log" update-initramfs -u -k "$rt" || die "update-initramfs -k $rt failed (log $log)"
+	check "ZSMALLOC_MOD_INITRAMFS=no: update-initramfs leaves zsmalloc_mod out of initrd.img-$rt" no_module "$rt"
+	cp -p "$out/initramfs.conf.orig" "$conf"
+	in_chroot "$log" update-initramfs -u -k "$rt" || die "update-initramfs -k $rt failed (log $log)"
+	check "ZSMALLOC_MOD_INITRAMFS=auto again: zsmalloc_mod is back in initrd.img-$rt" has_module "$rt"
+else
+	notok "the package installed no /etc/zsmalloc_mod/initramfs.conf"
+fi
+# DKMS cleans before and after each build; its log of the install says
+# "(bad exit status: N)" for any step that failed.
+clean_dkms_log() {
+	if grep -n 'bad exit status' "$log"; then return 1; fi
+}
+check "DKMS reported no failed step (no 'bad exit status' in $(basename "$log"))" clean_dkms_log
 say "chroot install, upgrade, second kernel: $((SECONDS - t0)) s"
 copy_boot package
 umount_disk
