@@ -12,7 +12,7 @@ PWD := $(CURDIR)
 KMAKE = $(MAKE) -C $(KDIR) M=$(PWD)
 
 .PHONY: all modules clean modules_install lint check demo kunit kunit-run bench \
-	stress docs deps help
+	stress docs deps deb help
 
 all: modules
 
@@ -24,7 +24,7 @@ modules:
 
 clean:
 	$(if $(KDIR),$(KMAKE) clean,)
-	$(MAKE) -C selftests clean
+	$(if $(wildcard selftests/Makefile),$(MAKE) -C selftests clean)
 	rm -rf out
 
 # Kbuild skips depmod when the build tree has no System.map (Debian's
@@ -69,6 +69,10 @@ stress:
 docs:
 	./scripts/docs.sh
 
+# The Debian package zsmalloc-mod-dkms_<version>_all.deb, in out/deb/.
+deb:
+	./scripts/deb.sh
+
 help:
 	@echo 'Targets:'
 	@echo '  all (default)    build zsmalloc_mod.ko (and the KUnit module on a KUnit kernel)'
@@ -85,4 +89,5 @@ help:
 	@echo '  bench            benchmarks against in-kernel zsmalloc and zbud'
 	@echo '  stress           long reliability run (DURATION=seconds)'
 	@echo '  docs             build Documentation/ with Sphinx'
+	@echo '  deb              the Debian package zsmalloc-mod-dkms (out/deb/), lintian-checked'
 	@echo 'Variables: KDIR=<kernel build tree>  W=1  C=2'

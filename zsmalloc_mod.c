@@ -3738,4 +3738,6 @@ MODULE_AUTHOR("zsmalloc_mod developers");
 MODULE_DESCRIPTION("zsmalloc on the zpdesc memory descriptor, as a zpool backend for zswap");
 MODULE_ALIAS("zpool-zsmalloc_mod");
 MODULE_INFO(zpdesc, ZPDESC_MODE);	/* how a zpdesc is represented */
-MODULE_VERSION("0.1.0");	/* keep in step with dkms.conf */
+#ifdef ZSMOD_VERSION
+MODULE_VERSION(ZSMOD_VERSION);	/* debian/changelog's, passed by Kbuild */
+#endif

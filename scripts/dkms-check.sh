@@ -33,9 +33,10 @@ kdir=/usr/src/linux-headers-$abi
 [ -f "$kdir/.config" ] || die "no $kdir/.config"
 
 name=$(sed -n 's/^PACKAGE_NAME="\{0,1\}\([^"]*\)"\{0,1\}$/\1/p' dkms.conf)
-ver=$(sed -n 's/^PACKAGE_VERSION="\{0,1\}\([^"]*\)"\{0,1\}$/\1/p' dkms.conf)
 [ "$name" = zsmalloc_mod ] || die "dkms.conf: PACKAGE_NAME is '$name'"
-[ -n "$ver" ] || die "dkms.conf: no PACKAGE_VERSION"
+grep -q '^PACKAGE_VERSION="#MODULE_VERSION#"$' dkms.conf ||
+	die "dkms.conf: PACKAGE_VERSION is not the placeholder #MODULE_VERSION# (the version is debian/changelog's)"
+ver=$(./scripts/version.sh) || die "no version"
 cver=$ver-dkmscheck
 src=/usr/src/$name-$cver
 say "$name $ver (checked as $cver) for $abi, dkms $(dkms --version | sed 's/^dkms-//')"

@@ -48,9 +48,9 @@ export ZSMOD_KSRC
 kdoc=$ZSMOD_KSRC/scripts/kernel-doc
 [ -x "$kdoc" ] || die "no $kdoc"
 
-# Version for the pages: git describe when there is history, else dkms.conf's.
-ZSMOD_VERSION=$(git describe --always --dirty 2>/dev/null ||
-	sed -n 's/^PACKAGE_VERSION="\{0,1\}\([^"]*\)"\{0,1\}$/\1/p' dkms.conf 2>/dev/null || true)
+# Version for the pages: git describe when there is history, else
+# debian/changelog's (scripts/version.sh).
+ZSMOD_VERSION=$(git describe --always --dirty 2>/dev/null || ./scripts/version.sh 2>/dev/null || true)
 export ZSMOD_VERSION
 
 fail=0
