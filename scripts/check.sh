@@ -18,7 +18,8 @@
 #   7. memdesc mode (make ZSMOD_MEMDESC=1, zpdesc.h): the module built with
 #      W=1 and sparse, the swap selftests on the stock kernel, KUnit, the
 #      short stress on the stock kernel, beside the short stress on -rt
-#   8. dkms build, make lint, make docs
+#   8. the Debian 12 system (vm/debian-check.sh), beside step 7
+#   9. dkms build, make lint, make docs
 # then a summary. Logs: out/check/.
 #
 # usage: scripts/check.sh [--only test1,test2] [--no-kunit]
@@ -236,6 +237,15 @@ if [ -z "$only" ]; then
 			--kernel debug "${dko[@]}" --secs 60 --mem 1G
 		stage_wait
 	fi
+fi
+
+# The administrator's path on a real Debian 12 system (vm/debian-check.sh:
+# the package from apt, DKMS, the initramfs, zswap.zpool=zsmalloc_mod at
+# boot, upgrade, purge), beside the memdesc stages: one TCG guest at a time
+if [ -z "$only" ]; then
+	debian() { ./vm/debian-check.sh >"$out/debian-check.log" 2>&1 ||
+		{ grep -E '^not ok|FAIL' "$out/debian-check.log" | head -40; tail -20 "$out/debian-check.log"; false; }; }
+	stage_bg "Debian 12 system: package, DKMS, boot (vm/debian-check.sh)" debian
 fi
 
 # memdesc mode: the same module with a separately allocated zpdesc. The
