@@ -235,7 +235,7 @@ static int read_trace(const char *pool, struct trace_sums *t)
 }
 
 /* What the test changes, put back by restore() however it exits. */
-static char saved_autoc[8] = "Y", saved_cluster[16] = "3";
+static char saved_autoc[8] = "Y", saved_cluster[16] = "3", saved_zswap[8] = "Y";
 
 static void restore(void)
 {
@@ -244,6 +244,7 @@ static void restore(void)
 	write_str(TRACEFS "/buffer_size_kb", "1408");	/* the kernel's default */
 	write_str(ZSMOD_PARAMS "/auto_compact", saved_autoc);
 	write_str("/proc/sys/vm/page-cluster", saved_cluster);
+	write_str(ZSWAP_PARAMS "/enabled", saved_zswap);
 }
 
 static void compact_zones(int rounds)
@@ -276,6 +277,7 @@ int main(void)
 
 	read_str(ZSMOD_PARAMS "/auto_compact", saved_autoc, sizeof(saved_autoc));
 	read_str("/proc/sys/vm/page-cluster", saved_cluster, sizeof(saved_cluster));
+	read_str(ZSWAP_PARAMS "/enabled", saved_zswap, sizeof(saved_zswap));
 	atexit(restore);
 	write_str(ZSMOD_PARAMS "/auto_compact", "N");
 	write_str("/proc/sys/vm/page-cluster", "0");
@@ -298,11 +300,17 @@ int main(void)
 	/* every other page back: half the objects go, scattered over zspages */
 	wl_memcg_write(&j, "memory.max", "max");
 	bad0 = wl_touch_half(&j);
+	/*
+	 * No store meanwhile (reclaim elsewhere in the guest would allocate
+	 * zspages): pages_used then moves by compaction and frees only.
+	 */
+	write_str(ZSWAP_PARAMS "/enabled", "N");
 	pages0 = zsmod_stat(pool, "pages_used");
 	mark("compact-begin");
 	write_str(compact, "1");
 	mark("compact-end");
 	pages1 = zsmod_stat(pool, "pages_used");
+	write_str(ZSWAP_PARAMS "/enabled", saved_zswap);
 
 	/* the rest, pushed out again, migrated at rest and while read back */
 	wl_memcg_write(&j, "memory.max", "32M");
