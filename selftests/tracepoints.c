@@ -253,6 +253,20 @@ static void compact_zones(int rounds)
 		write_str("/proc/sys/vm/compact_memory", "1");
 }
 
+/* pages_used once two reads 200 ms apart agree (at most 4 s) */
+static long stable_pages_used(const char *pool)
+{
+	long now = zsmod_stat(pool, "pages_used"), before;
+	int tries = 0;
+
+	do {
+		before = now;
+		usleep(200 * 1000);
+		now = zsmod_stat(pool, "pages_used");
+	} while (now != before && ++tries < 20);
+	return now;
+}
+
 int main(void)
 {
 	/* 64 MiB of content and 2 MiB of random pages through a 32 MiB memcg */
@@ -302,10 +316,12 @@ int main(void)
 	bad0 = wl_touch_half(&j);
 	/*
 	 * No store meanwhile (reclaim elsewhere in the guest would allocate
-	 * zspages): pages_used then moves by compaction and frees only.
+	 * zspages): pages_used then moves by compaction and frees only. The
+	 * stores already past zswap's check finish first: pages_used holds
+	 * still for 200 ms before it is taken.
 	 */
 	write_str(ZSWAP_PARAMS "/enabled", "N");
-	pages0 = zsmod_stat(pool, "pages_used");
+	pages0 = stable_pages_used(pool);
 	mark("compact-begin");
 	write_str(compact, "1");
 	mark("compact-end");
