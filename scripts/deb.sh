@@ -48,14 +48,7 @@ out=$(cd "$out" && pwd)
 tree=$out/zsmalloc-mod-$ver
 rm -rf "$tree" "$out"/zsmalloc-mod*_"$ver"[._]*
 mkdir -p "$tree"
-if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
-	git ls-files -z --cached --others --exclude-standard | while IFS= read -r -d '' f; do
-		[ -e "$f" ] && printf '%s\0' "$f"
-	done | tar --null -T - -cf - | tar -xf - -C "$tree"
-else
-	tar --exclude=./out --exclude=./.git --exclude='*.o' --exclude='*.ko' -cf - . |
-		tar -xf - -C "$tree"
-fi
+./scripts/stage-sources.sh "$tree"
 if [ -n "$want" ]; then
 	{
 		printf 'zsmalloc-mod (%s) unstable; urgency=medium\n\n' "$want"

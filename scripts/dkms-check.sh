@@ -60,16 +60,7 @@ cleanup
 
 # --- 2. stage the sources ---------------------------------------------------
 mkdir -p "$src"
-if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
-	# tracked and untracked, not ignored, files as they are in the work
-	# tree (deleted ones skipped): what `git add -A` would commit
-	git ls-files -z --cached --others --exclude-standard | while IFS= read -r -d '' f; do
-		[ -e "$f" ] && printf '%s\0' "$f"
-	done | tar --null -T - -cf - | tar -xf - -C "$src"
-else
-	tar --exclude=./out --exclude=./.git --exclude='*.o' --exclude='*.ko' -cf - . |
-		tar -xf - -C "$src"
-fi
+./scripts/stage-sources.sh "$src"
 sed -i "s/^PACKAGE_VERSION=.*/PACKAGE_VERSION=\"$cver\"/" "$src/dkms.conf"
 
 # --- 3. add, build, check -----------------------------------------------------
