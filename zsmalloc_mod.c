@@ -313,6 +313,8 @@ struct zsmod_pool {
 	struct delayed_work compact_work;
 	/* jiffies before which background compaction waits: frees go on */
 	unsigned long compact_after;
+	/* jiffies of the first request compact_work has not served, or 0 */
+	unsigned long compact_asked;
 	struct work_struct free_work;
 	/* per CPU: frees queued, see "Freeing in batches" */
 	struct zsmod_free_batch __percpu *free_batch;
@@ -393,6 +395,8 @@ module_param(auto_compact, bool, 0644);
 MODULE_PARM_DESC(auto_compact,
 		 "Compact a size class in the background once compaction would free two zspages (default: Y)");
 #define ZSMOD_AUTO_COMPACT_DELAY	(2 * HZ)
+/* ... but no longer than this after the first request: frees never pause */
+#define ZSMOD_AUTO_COMPACT_MAX_WAIT	(10 * HZ)
 
 #ifdef CONFIG_COMPACTION
 static const struct movable_operations zsmod_mops;
@@ -1499,10 +1503,18 @@ static bool obj_matches_handle(struct zsmod_pool *pool,
 
 /* ---- freeing in batches ---------------------------------------------- */
 
-/* Ask for background compaction of a pool, after frees pause. */
+/*
+ * Ask for background compaction of a pool, after frees pause. The first
+ * request since the last run starts the clock of ZSMOD_AUTO_COMPACT_MAX_WAIT
+ * (0 means none; a request at jiffies 0 counts from 1).
+ */
 static void schedule_auto_compact(struct zsmod_pool *pool)
 {
-	WRITE_ONCE(pool->compact_after, jiffies + ZSMOD_AUTO_COMPACT_DELAY);
+	unsigned long now = jiffies;
+
+	if (!READ_ONCE(pool->compact_asked))
+		cmpxchg(&pool->compact_asked, 0, now ?: 1);
+	WRITE_ONCE(pool->compact_after, now + ZSMOD_AUTO_COMPACT_DELAY);
 	if (!delayed_work_pending(&pool->compact_work))
 		schedule_delayed_work(&pool->compact_work,
 				      ZSMOD_AUTO_COMPACT_DELAY);
@@ -2477,18 +2489,25 @@ EXPORT_SYMBOL_GPL(zsmod_compact);
  *
  * Waits until frees have paused for ZSMOD_AUTO_COMPACT_DELAY: objects
  * moved now might be freed a moment later, and a burst of frees often
- * empties whole zspages by itself.
+ * empties whole zspages by itself. Under steady churn they never pause:
+ * ZSMOD_AUTO_COMPACT_MAX_WAIT after the first request it runs regardless.
  */
 static void auto_compact_work_fn(struct work_struct *work)
 {
 	struct zsmod_pool *pool = container_of(to_delayed_work(work),
 					       struct zsmod_pool, compact_work);
 	unsigned long after = READ_ONCE(pool->compact_after);
+	unsigned long asked = READ_ONCE(pool->compact_asked);
+	unsigned long now = jiffies, latest = asked + ZSMOD_AUTO_COMPACT_MAX_WAIT;
 
-	if (time_before(jiffies, after)) {
-		schedule_delayed_work(&pool->compact_work, after - jiffies);
+	if (asked && time_before(now, after) && time_before(now, latest)) {
+		if (time_before(latest, after))
+			after = latest;
+		schedule_delayed_work(&pool->compact_work, after - now);
 		return;
 	}
+	/* requests from here on are for the next run */
+	WRITE_ONCE(pool->compact_asked, 0);
 	compact_pool(pool, true);
 }
 

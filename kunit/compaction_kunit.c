@@ -2,9 +2,9 @@
 /*
  * Suite zsmalloc_mod_compaction: the pool's own compaction. Pages drop as
  * expected when half the objects are freed, background compaction once
- * frees pause, a zspage emptied while one of its pages is locked (freed
- * later by a worker), and a mapped object that compaction on the other
- * CPU leaves in place.
+ * frees pause (and under frees that never pause), a zspage emptied while
+ * one of its pages is locked (freed later by a worker), and a mapped
+ * object that compaction on the other CPU leaves in place.
  */
 #include <kunit/test.h>
 #include <linux/atomic.h>
@@ -112,6 +112,53 @@ static void test_auto_compact(struct kunit *test)
 	KUNIT_EXPECT_GE(test, st1.compactions - st0.compactions, 1UL);
 	KUNIT_EXPECT_EQ(test, st1.pages_compacted - st0.pages_compacted,
 			(unsigned long)nz * c->ppz - st1.pages_used);
+	KUNIT_EXPECT_EQ(test, tpool_check_all(tp), 0U);
+	expect_consistent(tp);
+	free_destroy_check(tp);
+}
+
+/*
+ * Background compaction under churn that never pauses: a free every 500 ms,
+ * each moving its zspage to another fullness group (with at most 10
+ * objects per zspage every free crosses a 10% step), so each asks for
+ * compaction again and puts the 2 s pause off again. The pool compacts all
+ * the same, at the latest 10 s after the first request, while the frees go
+ * on: with nothing else asking, within 20 s of them.
+ */
+static void test_auto_compact_churn(struct kunit *test)
+{
+	const unsigned int nz = 24;
+	struct tpool *tp = tpool_create(test, 4096);
+	const struct tclass *c = NULL;
+	struct zsmod_pool_stats st0, st;
+	unsigned long live, deadline;
+	unsigned int next, frees = 0;
+	int k;
+
+	for (k = 0; k < tp->ntab && !c; k++)
+		if (!tp->tab[k].huge && tp->tab[k].opz >= 4 && tp->tab[k].opz <= 10)
+			c = &tp->tab[k];
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	set_param(test, "auto_compact", true);
+	zsmod_pool_stats(tp->pool, &st0);
+	fill_free_half(tp, &c, nz, &live);
+	KUNIT_ASSERT_LE(test, c->opz, 10U);
+	/* stats run the queued frees: the first request for compaction */
+	zsmod_pool_stats(tp->pool, &st);
+	deadline = jiffies + 20 * HZ;
+	/* fill_free_half() left the odd objects live */
+	for (next = 1; next < tp->n && time_before(jiffies, deadline); next += 2) {
+		msleep(500);
+		tpool_free(tp, next);
+		frees++;
+		zsmod_pool_stats(tp->pool, &st);
+		if (st.compactions != st0.compactions)
+			break;
+	}
+	KUNIT_EXPECT_NE_MSG(test, st.compactions, st0.compactions,
+			    "no background compaction during %u frees 500 ms apart (class size %u, %u objects per zspage)",
+			    frees, c->size, c->opz);
+	KUNIT_EXPECT_GT(test, st.pages_compacted, st0.pages_compacted);
 	KUNIT_EXPECT_EQ(test, tpool_check_all(tp), 0U);
 	expect_consistent(tp);
 	free_destroy_check(tp);
@@ -576,6 +623,7 @@ static void test_random_ops(struct kunit *test)
 static struct kunit_case compaction_cases[] = {
 	KUNIT_CASE(test_compaction),
 	KUNIT_CASE_SLOW(test_auto_compact),
+	KUNIT_CASE_SLOW(test_auto_compact_churn),
 	KUNIT_CASE(test_deferred_free),
 	KUNIT_CASE(test_mapped_object_stays),
 	KUNIT_CASE_SLOW(test_concurrent_ops),

@@ -91,20 +91,28 @@ unsigned long nr_zspages(void)
  * Pages typed as zsmalloc pages anywhere in memory. Every such page must be
  * counted in NR_ZSPAGES: a page allocated for a zspage and dropped on an
  * error path without being freed keeps its type but is in no counter.
+ *
+ * pfn_valid() holds for a whole subsection or for none of it, and under
+ * lockdep its RCU read section costs more than the page test: it is asked
+ * once per subsection (twice per test, it was a second of each test).
  */
 static unsigned long zsmalloc_typed_pages(void)
 {
-	unsigned long pfn, n = 0;
+	const unsigned long step = PAGES_PER_SUBSECTION;
+	unsigned long pfn, end, sub, n = 0;
 	int nid;
 
 	for_each_online_node(nid) {
 		pg_data_t *pgdat = NODE_DATA(nid);
 
-		for (pfn = pgdat->node_start_pfn; pfn < pgdat_end_pfn(pgdat); pfn++) {
-			if (!(pfn & 0xfff))
-				cond_resched();
-			if (pfn_valid(pfn) && PageZsmalloc(pfn_to_page(pfn)))
-				n++;
+		end = pgdat_end_pfn(pgdat);
+		for (sub = ALIGN_DOWN(pgdat->node_start_pfn, step); sub < end; sub += step) {
+			cond_resched();
+			if (!pfn_valid(sub))
+				continue;
+			for (pfn = max(sub, pgdat->node_start_pfn);
+			     pfn < min(sub + step, end); pfn++)
+				n += PageZsmalloc(pfn_to_page(pfn));
 		}
 	}
 	return n;

@@ -7,19 +7,19 @@
 #      fails; against the -rt (PREEMPT_RT) headers too, and -cloud (no zpool)
 #      must refuse clearly (scripts/flavours.sh)
 #   3. selftests (static binaries)
-#   4. stock 6.12 guest: all selftests (vm/guest-check.sh) under
-#      vm/run-guest.sh; beside it the swap selftests on the -rt kernel
-#   5. ./kunit/run.sh (KUnit test kernel), then the selftests on that
-#      kernel (KASAN, UBSAN, KFENCE, DEBUG_PAGEALLOC, lockdep, PREEMPT);
-#      meanwhile the kernel of ./kunit/kunitpy.sh builds (KCSAN, PREEMPT_RT)
-#   6. the short stress runs, on the stock kernel and on the test kernel
-#      (with fault injection), each beside the memcg-pressure run; between
-#      them the suites built in, under kunit.py run, on the KCSAN/RT kernel
-#   7. memdesc mode (make ZSMOD_MEMDESC=1, zpdesc.h): the module built with
-#      W=1 and sparse, the swap selftests on the stock kernel, KUnit, the
-#      short stress on the stock kernel, beside the short stress on -rt
-#   8. the Debian 12 system (vm/debian-check.sh), beside step 7
-#   9. dkms build, make lint, make docs
+#   4. memdesc mode (make ZSMOD_MEMDESC=1, zpdesc.h): the module built with
+#      W=1 and sparse
+#   5. the KUnit test kernel (KASAN, UBSAN, KFENCE, DEBUG_PAGEALLOC, lockdep,
+#      PREEMPT) and the module against it; in the background, at low
+#      priority, the kernel of ./kunit/kunitpy.sh (KCSAN, PREEMPT_RT)
+#   6. every guest, two at a time, longest first: on the stock kernel all
+#      selftests (vm/guest-check.sh), the swap selftests on -rt, on the test
+#      kernel and in memdesc mode; ./kunit/run.sh, also in memdesc mode; the
+#      short stress runs (stock, -rt, memdesc, the test kernel with fault
+#      injection) and the memcg-pressure runs (stock, test kernel); the
+#      Debian 12 system (vm/debian-check.sh)
+#   7. the suites built in, under kunit.py run, on the KCSAN/RT kernel
+#   8. dkms build, make lint, make docs
 # then a summary. Logs: out/check/.
 #
 # usage: scripts/check.sh [--only test1,test2] [--no-kunit]
@@ -65,15 +65,33 @@ finish() {
 	exit $failed
 }
 
-# stage_bg NAME COMMAND...: stage() in the background, its output kept for
-# stage_wait, which prints it and records the result. A guest under
-# single-threaded TCG uses one host core: two side by side take the time of
-# the longer one.
+# stage_bg [--tap TAP] NAME COMMAND...: stage() in the background, its
+# output kept for stage_wait, which prints it and records the result (and
+# one line per test of TAP under it).
 bgs=()
 stage_bg() {
 	local f=$out/stage-bg-${#bgs[@]}
 	bgs+=("$f")
+	rm -f "$f.tap"
+	[ "$1" != --tap ] || { echo "$2" >"$f.tap"; shift 2; }
 	(stage "$@" >"$f.log" 2>&1; printf '%s\n' "${summary[-1]}" >"$f.sum") &
+}
+# job [--tap TAP] NAME COMMAND...: stage_bg with at most two jobs running:
+# a guest under single-threaded TCG uses one host core, and there are two.
+jobs_running=()
+job() {
+	local p live
+	while :; do
+		live=()
+		for p in "${jobs_running[@]}"; do
+			kill -0 "$p" 2>/dev/null && live+=("$p")
+		done
+		jobs_running=("${live[@]}")
+		[ ${#jobs_running[@]} -ge 2 ] || break
+		wait -n "${jobs_running[@]}"
+	done
+	stage_bg "$@"
+	jobs_running+=($!)
 }
 stage_wait() {
 	local f line
@@ -83,9 +101,17 @@ stage_wait() {
 		line=$(cat "$f.sum" 2>/dev/null) || line="$(basename "$f") FAIL (no result)"
 		summary+=("$line")
 		case $line in *" FAIL "*|*"(no result)") failed=1 ;; esac
-		rm -f "$f.log" "$f.sum"
+		[ ! -f "$f.tap" ] || results "$(cat "$f.tap")"
+		rm -f "$f.log" "$f.sum" "$f.tap"
 	done
-	bgs=()
+	bgs=() jobs_running=()
+}
+# results TAP: one summary line per test of a guest's TAP stream
+results() {
+	local line
+	while read -r line; do
+		summary+=("    $line")
+	done < <(tr -d '\r' <"$1" 2>/dev/null | grep -E '^(not )?ok ')
 }
 
 deps() { abi=$(./vm/deps.sh) && echo "kernel ABI $abi" && summary+=("kernel ABI $abi"); }
@@ -142,16 +168,7 @@ guest() {
 		--modprobe virtio_blk --append "$debug_opts" \
 		${only:+--append "zsmod_tests=${only//,/+}"}
 }
-# results TAP: one summary line per selftest of the guest's TAP stream,
-# under its stage's line
-results() {
-	local line
-	while read -r line; do
-		summary+=("    $line")
-	done < <(tr -d '\r' <"$1" 2>/dev/null | grep -E '^(not )?ok ')
-}
-# The same swap selftests on Debian's PREEMPT_RT kernel, beside the stock
-# guest (each guest uses one host core).
+# The same swap selftests on Debian's PREEMPT_RT kernel.
 rt_guest() {
 	local rt tests=roundtrip+writeback+migrate+tracepoints
 	tests+=+kernel_test_zswap.sh:zsmalloc+kernel_test_zswap.sh:zsmalloc_mod
@@ -161,92 +178,20 @@ rt_guest() {
 		"$out/rt-guest.log" 900 --modprobe virtio_blk \
 		--append "$debug_opts zsmod_tests=$tests"
 }
-stage_bg "stock 6.12 guest selftests" guest
-[ -f "$out/build-rt/zsmalloc_mod.ko" ] && stage_bg "rt 6.12 guest selftests" rt_guest
-stage_wait
-results "$out/stock-guest.tap"
-[ -f "$out/rt-guest.tap" ] && results "$out/rt-guest.tap"
-
 # The same selftests, but the one whose checks do not apply (lifecycle,
 # badinput: knobs and module life, the same on every kernel), on the KUnit
 # test kernel: KASAN, UBSAN, KFENCE, DEBUG_PAGEALLOC, slab debugging,
 # lockdep and full preemption watch real swap traffic through the module.
+# The kernel's test_zswap runs on the stock and -rt guests only: here it
+# took 200 of the guest's 630 s and reaches no path of the module that the
+# storm and the pressure run below do not.
+ddir=$out/build-debug
 debug_guest() {
-	local kd b=$out/build-debug
 	local tests=roundtrip+writeback+migrate+tracepoints
-	# test_zswap on ours only: its control run on zsmalloc is the stock guest's
-	tests+=+kernel_test_zswap.sh:zsmalloc_mod
 	[ -z "$only" ] || tests=${only//,/+}
-	kd=$(./kunit/build-kernel.sh -q) || return 1
-	./vm/build-modules.sh "$b" "$kd/build" "$out/build-debug.log" W=1 || return 1
-	selftest_guest "$kd/build/arch/x86/boot/bzImage" "$b/zsmalloc_mod.ko" \
+	selftest_guest "$tkdir/build/arch/x86/boot/bzImage" "$ddir/zsmalloc_mod.ko" \
 		"$out/debug-guest.log" 1200 --append "page_poison=1 zsmod_tests=$tests"
 }
-
-if [ -z "$kunit" ]; then
-	summary+=("kunit                          skipped (--no-kunit)")
-elif [ -x kunit/run.sh ]; then
-	stage "test kernel build" ./kunit/build-kernel.sh -q
-	# kunit.py's kernel (KCSAN, PREEMPT_RT) builds beside the next guests,
-	# which use one host core each; its run comes after the stock stress
-	kpybuild() { nice ./kunit/kunitpy.sh --build-only >"$out/kunitpy-build.log" 2>&1 ||
-		{ tail -40 "$out/kunitpy-build.log"; false; }; }
-	stage_bg "kunit.py kernel build (KCSAN, RT)" kpybuild
-	stage "kunit (kunit/run.sh)" ./kunit/run.sh
-	stage "test kernel selftests (sanitizers)" debug_guest
-	results "$out/debug-guest.tap"
-else
-	summary+=("kunit                          skipped (no kunit/run.sh)")
-fi
-
-# Reliability, on the stock kernel, then on the sanitizer kernel, where the
-# storm's fault-injection phase runs too: the short storm/races (stress/),
-# and beside it a memcg held at its limit (stress/pressure.c): threads fault
-# pages back in from zswap while the charge for them reclaims, so the module
-# allocates in direct reclaim inside swap-in faults, in many tasks at once;
-# every page is checked byte for byte.
-if [ -z "$only" ]; then
-	# built once here: the runs side by side would each build them
-	stage "stress programs build" make -s -C stress
-	stage_bg "stress (short, stock 6.12)" ./stress/check-short.sh --ko "$bdir/zsmalloc_mod.ko"
-	stage_bg "memcg pressure (stock 6.12)" ./stress/run.sh --guest pressure \
-		--ko "$bdir/zsmalloc_mod.ko" --secs 90 --mem 512M
-	stage_wait
-fi
-# The suites built in, under kunit.py run, on the second sanitizer kernel:
-# KCSAN and PREEMPT_RT, two vCPUs on two host threads (both host cores)
-if [ -n "$kunit" ] && [ -x kunit/kunitpy.sh ]; then
-	kunitpy() { ./kunit/kunitpy.sh >"$out/kunitpy.log" 2>&1 || { tail -60 "$out/kunitpy.log"; false; }; }
-	stage "kunit.py run (KCSAN, PREEMPT_RT)" kunitpy
-fi
-if [ -z "$only" ]; then
-	if [ -n "$kunit" ]; then
-		# the module of the test-kernel selftests, if that stage built it;
-		# otherwise the first run.sh would build it while the second does
-		dko=()
-		if [ -f "$out/build-debug/zsmalloc_mod.ko" ]; then
-			dko=(--ko "$out/build-debug/zsmalloc_mod.ko")
-		elif stage "stress: module build (test kernel)" ./vm/build-modules.sh \
-			"$top/out/stress/build-debug" "$(./kunit/build-kernel.sh -q)/build" \
-			"$top/out/stress/build-debug.log"; then
-			dko=(--ko "$top/out/stress/build-debug/zsmalloc_mod.ko")
-		fi
-		stage_bg "stress (short, test kernel)" ./stress/run.sh --kernel debug --secs 20 \
-			"${dko[@]}" --log "$top/out/stress/debug-short.log"
-		stage_bg "memcg pressure (test kernel)" ./stress/run.sh --guest pressure \
-			--kernel debug "${dko[@]}" --secs 60 --mem 1G
-		stage_wait
-	fi
-fi
-
-# The administrator's path on a real Debian 12 system (vm/debian-check.sh:
-# the package from apt, DKMS, the initramfs, zswap.zpool=zsmalloc_mod at
-# boot, upgrade, purge), beside the memdesc stages: one TCG guest at a time
-if [ -z "$only" ]; then
-	debian() { ./vm/debian-check.sh >"$out/debian-check.log" 2>&1 ||
-		{ grep -E '^not ok|FAIL' "$out/debian-check.log" | head -40; tail -20 "$out/debian-check.log"; false; }; }
-	stage_bg "Debian 12 system: package, DKMS, boot (vm/debian-check.sh)" debian
-fi
 
 # memdesc mode: the same module with a separately allocated zpdesc. The
 # selftests that move data (lifecycle and badinput test knobs, the same in
@@ -265,24 +210,82 @@ md_guest() {
 		"$out/stock-guest-memdesc.log" 600 --modprobe virtio_blk \
 		--append "$debug_opts zsmod_tests=$tests"
 }
-if stage "memdesc: modules build (W=1, sparse)" md_build; then
-	stage "memdesc: stock 6.12 guest selftests" md_guest
-	results "$out/stock-guest-memdesc.tap"
-	if [ -n "$kunit" ]; then
-		stage "memdesc: kunit" env ZSMOD_MEMDESC=1 KUNIT_OUT="$top/out/kunit-memdesc" \
-			./kunit/run.sh
+md=''
+stage "memdesc: modules build (W=1, sparse)" md_build && md=1
+
+# The test kernel, the module built against it, and kunit.py's kernel
+# (KCSAN, PREEMPT_RT), which builds at low priority beside the guests below.
+tkdir=''
+if [ -z "$kunit" ]; then
+	summary+=("kunit                          skipped (--no-kunit)")
+elif [ -x kunit/run.sh ]; then
+	stage "test kernel build" ./kunit/build-kernel.sh -q && tkdir=$(./kunit/build-kernel.sh -q)
+	if [ -n "$tkdir" ]; then
+		stage "modules build (test kernel, W=1)" ./vm/build-modules.sh "$ddir" \
+			"$tkdir/build" "$out/build-debug.log" W=1 || tkdir=''
 	fi
-	if [ -z "$only" ]; then
-		stage_bg "memdesc: stress (short, stock)" ./stress/check-short.sh \
-			--ko "$mdir/zsmalloc_mod.ko" --log "$top/out/stress/short-memdesc.log"
-	fi
+	kpybuild() { nice ./kunit/kunitpy.sh --build-only >"$out/kunitpy-build.log" 2>&1 ||
+		{ tail -40 "$out/kunitpy-build.log"; false; }; }
+	[ -z "$tkdir" ] || stage_bg "kunit.py kernel build (KCSAN, RT)" kpybuild
+else
+	summary+=("kunit                          skipped (no kunit/run.sh)")
 fi
-# The short stress on the PREEMPT_RT kernel, beside the memdesc one.
-if [ -z "$only" ] && [ -f "$out/build-rt/zsmalloc_mod.ko" ]; then
-	stage_bg "stress (short, rt 6.12)" ./stress/check-short.sh --kernel rt \
-		--ko "$out/build-rt/zsmalloc_mod.ko" --log "$top/out/stress/short-rt.log"
+[ -n "$only" ] || stage "stress programs build" make -s -C stress
+
+# Every guest, two at a time (a guest uses one host core under TCG), the
+# longest first so that the two lanes end together. The short storm and
+# races (stress/) on every kernel, the sanitizer kernel adding the
+# fault-injection phase; beside them a memcg held at its limit
+# (stress/pressure.c): threads fault pages back in from zswap while the
+# charge for them reclaims, so the module allocates in direct reclaim
+# inside swap-in faults, in many tasks at once; every page is checked byte
+# for byte. The Debian 12 system (vm/debian-check.sh) is the
+# administrator's path: the package from apt, DKMS, the initramfs,
+# zswap.zpool=zsmalloc_mod at boot, upgrade, purge.
+debian() { ./vm/debian-check.sh >"$out/debian-check.log" 2>&1 ||
+	{ grep -E '^not ok|FAIL' "$out/debian-check.log" | head -40; tail -20 "$out/debian-check.log"; false; }; }
+full=''
+[ -n "$only" ] || full=1
+dko=(--ko "$ddir/zsmalloc_mod.ko")
+rko=$out/build-rt/zsmalloc_mod.ko
+if [ -n "$tkdir" ] && [ -n "$full" ]; then
+	job "stress (short, test kernel)" ./stress/run.sh --kernel debug --secs 20 \
+		--no-control "${dko[@]}" --log "$top/out/stress/debug-short.log"
 fi
+[ -z "$full" ] || job "Debian 12 system: package, DKMS, boot (vm/debian-check.sh)" debian
+[ -z "$tkdir" ] || job --tap "$out/debug-guest.tap" "test kernel selftests (sanitizers)" debug_guest
+[ -z "$tkdir" ] || job "kunit (kunit/run.sh)" ./kunit/run.sh
+if [ -n "$tkdir" ] && [ -n "$md" ]; then
+	job "memdesc: kunit" env ZSMOD_MEMDESC=1 KUNIT_OUT="$top/out/kunit-memdesc" ./kunit/run.sh
+fi
+if [ -n "$tkdir" ] && [ -n "$full" ]; then
+	job "memcg pressure (test kernel)" ./stress/run.sh --guest pressure \
+		--kernel debug "${dko[@]}" --secs 60 --mem 1G
+fi
+if [ -n "$full" ] && [ -f "$rko" ]; then
+	job "stress (short, rt 6.12)" ./stress/check-short.sh --kernel rt \
+		--ko "$rko" --log "$top/out/stress/short-rt.log"
+fi
+if [ -n "$full" ] && [ -n "$md" ]; then
+	job "memdesc: stress (short, stock)" ./stress/check-short.sh \
+		--ko "$mdir/zsmalloc_mod.ko" --log "$top/out/stress/short-memdesc.log"
+fi
+[ -z "$full" ] || job "stress (short, stock 6.12)" ./stress/check-short.sh --ko "$bdir/zsmalloc_mod.ko"
+job --tap "$out/stock-guest.tap" "stock 6.12 guest selftests" guest
+[ ! -f "$rko" ] || job --tap "$out/rt-guest.tap" "rt 6.12 guest selftests" rt_guest
+if [ -n "$full" ]; then
+	job "memcg pressure (stock 6.12)" ./stress/run.sh --guest pressure \
+		--ko "$bdir/zsmalloc_mod.ko" --secs 90 --mem 512M
+fi
+[ -z "$md" ] || job --tap "$out/stock-guest-memdesc.tap" "memdesc: stock 6.12 guest selftests" md_guest
 stage_wait
+
+# The suites built in, under kunit.py run, on the second sanitizer kernel:
+# KCSAN and PREEMPT_RT, two vCPUs on two host threads (both host cores)
+if [ -n "$tkdir" ] && [ -x kunit/kunitpy.sh ]; then
+	kunitpy() { ./kunit/kunitpy.sh >"$out/kunitpy.log" 2>&1 || { tail -60 "$out/kunitpy.log"; false; }; }
+	stage "kunit.py run (KCSAN, PREEMPT_RT)" kunitpy
+fi
 
 # Packaging and style: dkms.conf builds against the stock headers, and
 # checkpatch --strict plus sparse find nothing.

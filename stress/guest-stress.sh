@@ -9,6 +9,8 @@
 #   zsstress_secs=S     time budget of the timed phases (default 120)
 #   zsstress_writers=N  storm writer processes (default 4), in 2 memcgs
 #   zsstress_mib=M      working set of each writer (default 40)
+#   zsstress_control=0  no control runs on the built-in zsmalloc in the fault
+#                       injection phase (default 1: each injector there too)
 #
 # Phases, one TAP result each:
 #   1 setup      swap on /dev/vda, zswap on the built-in zsmalloc, baselines,
@@ -38,6 +40,7 @@
 secs=${zsstress_secs:-120}
 nwriters=${zsstress_writers:-4}
 mib=${zsstress_mib:-40}
+control=${zsstress_control:-1}
 # MemFree may end lower than at the start by this much (KiB) without
 # counting as a leak. Measured at both ends after sync, drop_caches=3 and
 # compact_memory, best of three samples. What legitimately differs: per-cpu
@@ -92,7 +95,7 @@ memfree() {	# best of three settled samples of MemFree + per-cpu free pages
 }
 phase_mem() {	# one settled sample after a phase: where memory goes
 	settle
-	tap_note "memory after $1: MemFree+pcp $(($(meminfo MemFree) + $(pcpfree) - base_free))kB vs baseline (pcp $(pcpfree)kB), nr_zspages=$(vmstat nr_zspages), Slab=$(meminfo Slab)kB, PageTables=$(meminfo PageTables)kB, Shmem=$(meminfo Shmem)kB, AnonPages=$(meminfo AnonPages)kB, Percpu=$(meminfo Percpu)kB, our pools=$(npools) objs_used=$(ostat objs_used) pages_used=$(ostat pages_used)"
+	tap_note "memory after $1 (uptime $(cut -d. -f1 /proc/uptime)s): MemFree+pcp $(($(meminfo MemFree) + $(pcpfree) - base_free))kB vs baseline (pcp $(pcpfree)kB), nr_zspages=$(vmstat nr_zspages), Slab=$(meminfo Slab)kB, PageTables=$(meminfo PageTables)kB, Shmem=$(meminfo Shmem)kB, AnonPages=$(meminfo AnonPages)kB, Percpu=$(meminfo Percpu)kB, our pools=$(npools) objs_used=$(ostat objs_used) pages_used=$(ostat pages_used)"
 }
 kmsg_pull() { dmesg -c >>$T/kmsg.all; }
 # Call sites of the injected failures the kernel reported (verbose=2: a
@@ -489,12 +492,15 @@ if fault_available; then
 	# (level 4) during this phase is caught by the dmesg phase below.
 	printk_was=$(cut -f1 /proc/sys/kernel/printk)
 	dmesg -n 4
-	# Each injector on us, then on the built-in zsmalloc as a control: the
-	# injections that never become rejects on zsmalloc too are the kernel's
-	# own (swap cache insertion...); ours also include the contiguous
-	# zspage attempt that falls back to single pages, silently by design.
+	# Each injector on us, then (zsstress_control=1) on the built-in
+	# zsmalloc as a control: the injections that never become rejects on
+	# zsmalloc too are the kernel's own (swap cache insertion...); ours
+	# also include the contiguous zspage attempt that falls back to single
+	# pages, silently by design.
+	backends=zsmalloc_mod
+	[ "$control" = 0 ] || backends="$backends zsmalloc"
 	for d in $FAULT_PAGE $FAULT_SLAB; do
-	for be in zsmalloc_mod zsmalloc; do
+	for be in $backends; do
 		fname=${d##*/}
 		set_zpool $be
 		echo 25 >$d/probability

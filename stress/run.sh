@@ -10,7 +10,7 @@
 #                      [--kernel stock|rt|debug|BZIMAGE] [--ko FILE]
 #                      [--writers N] [--mib M] [--mem SIZE] [--smp N]
 #                      [--log FILE] [--timeout S] [--allow-skip NAME:REASON]...
-#                      [--cpu MODEL] [--mttcg]
+#                      [--cpu MODEL] [--mttcg] [--no-control]
 #   --guest G     the guest script stress/guest-G.sh: stress (default, the
 #                 phases of guest-stress.sh) or pressure (guest-pressure.sh:
 #                 threads of stress/pressure.c in a memcg held at its limit;
@@ -27,6 +27,8 @@
 #                 kernel when its config has no CONFIG_FAULT_INJECTION.
 #   --cpu MODEL --mttcg  passed to vm/run-guest.sh (qemu's -cpu; one host
 #                 thread per vCPU)
+#   --no-control  the fault-injection phase without its control runs on
+#                 the built-in zsmalloc (they only print counts to compare)
 # Env: STRESS_KCFLAGS: extra KCFLAGS for the module build (workarounds)
 # Exit: 0 pass, 1 fail (vm/verdict.sh), 2 usage/build error.
 set -euo pipefail
@@ -34,7 +36,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/.." && pwd)
 
 guest=stress secs=120 kernel=stock ko='' writers='' mib='' mem=1G smp=2 log='' timeout=''
-allow=() qopts=()
+allow=() qopts=() control=1
 while [ $# -gt 0 ]; do
 	case $1 in
 	--guest) guest=$2; shift ;;
@@ -50,6 +52,7 @@ while [ $# -gt 0 ]; do
 	--allow-skip) allow+=(--allow-skip "$2"); shift ;;
 	--cpu) qopts+=(--cpu "$2"); shift ;;
 	--mttcg) qopts+=(--mttcg) ;;
+	--no-control) control=0 ;;
 	-h | --help) sed -n '4,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
 	*) echo "stress: unknown option $1" >&2; exit 2 ;;
 	esac
@@ -128,7 +131,7 @@ fi
 if [ "$guest" = pressure ]; then
 	append="zspress_secs=$secs zspress_procs=$writers zspress_mib=$mib"
 else
-	append="zsstress_secs=$secs zsstress_writers=$writers zsstress_mib=$mib"
+	append="zsstress_secs=$secs zsstress_writers=$writers zsstress_mib=$mib zsstress_control=$control"
 fi
 rc=0
 echo "stress: $guest on the $tag kernel $image, module $ko, secs=$secs writers=$writers mib=$mib, log $log" >&2
