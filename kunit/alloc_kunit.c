@@ -735,11 +735,11 @@ static void test_trace_malloc_fail(struct kunit *test)
 static struct kunit_case alloc_cases[] = {
 	KUNIT_CASE_PARAM(test_alloc_size, size_gen),
 	KUNIT_CASE(test_span_rw),
-	KUNIT_CASE(test_handle_uniqueness),
+	KUNIT_CASE_SLOW(test_handle_uniqueness),
 	KUNIT_CASE(test_invalid_sizes),
 	KUNIT_CASE(test_location_limits),
 	KUNIT_CASE(test_stats_many_classes),
-	KUNIT_CASE(test_alloc_enomem),
+	KUNIT_CASE_SLOW(test_alloc_enomem),
 	KUNIT_CASE_SLOW(test_trace_malloc_fail),
 	{}
 };

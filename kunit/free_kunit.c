@@ -576,7 +576,7 @@ static struct kunit_case free_cases[] = {
 	KUNIT_CASE(test_shrinker_counts_queued),
 	KUNIT_CASE(test_shrinker_disabled),
 	KUNIT_CASE(test_rare_class_borrow),
-	KUNIT_CASE(test_borrow_budget),
+	KUNIT_CASE_SLOW(test_borrow_budget),
 	{}
 };
 
