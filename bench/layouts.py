@@ -1,0 +1,345 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Layout model: object layouts compared fresh and after churn.
+
+Replays the objects zswap would store from a content stream (bench/lzo_sizes
+output, as bench/geometry.py reads it) through layouts of objects in
+zspages, object by object:
+
+  zsmalloc      the 6.12 allocator's fixed slots (16-byte classes, chains of
+                up to 8 pages); a freed slot is reused by its class, and
+                nothing compacts (inside a memory cgroup zswap never asks,
+                and the in-kernel pool has no background compaction);
+  slots         zsmalloc_mod's fixed slots (its chains and class spacing,
+                read from zsmalloc_mod_internal.h), without borrowing (it
+                budgets itself away from 64 MiB of pool on), with its
+                background compaction after each churn cycle;
+  packed        objects of any size, each taking its size plus META bytes
+                rounded up to ALIGN, laid end to end in zspages of PAGES
+                pages; objects are grouped into BINS size ranges so that
+                a zspage holds similar sizes. A zspage takes new objects at
+                its end (best fit among its bin's zspages); a freed object
+                leaves a hole that only compaction closes: it slides each
+                kept zspage's objects together and empties the emptiest
+                zspages into the others.
+
+Churn: fill the working set, then for each cycle free a random SHARE of the
+live objects and store as many new ones, their sizes drawn from the same
+stream. Compaction (slots, packed) runs after each cycle in the classes or
+bins where it would free at least two zspages, as zsmalloc_mod's background
+compaction does; it reports the bytes it moved per byte it gave back.
+
+Pool pages only: the per-object handle (8 bytes in every layout, outside
+the zspages) and the per-zspage descriptor are the same for all layouts
+and left out; what a layout stores inside its zspages (the handle word of
+the fixed slots, META of the packed objects) is counted.
+"""
+import argparse
+import bisect
+import random
+import sys
+
+import geometry as geo
+
+PAGE = geo.PAGE
+ROOM = 64       # packed: a zspage's room at its end is filed in steps of this
+
+
+class Zspage:
+    __slots__ = ("objs", "used", "top", "group")
+
+    def __init__(self, group=-1):
+        self.objs = set()   # object ids
+        self.used = 0       # slots (fixed) or bytes (packed) of live objects
+        self.top = 0        # packed: end of the last placed object
+        self.group = group  # the fullness group (fixed) or room step (packed) it is filed under
+
+
+class Layout:
+    """Common bookkeeping: object id -> (bin, zspage, footprint)."""
+
+    def __init__(self):
+        self.where = {}
+        self.pages = 0
+        self.moved = 0      # bytes compaction copied
+        self.returned = 0   # bytes compaction gave back
+
+    def free(self, oid):
+        b, z, f = self.where.pop(oid)
+        z.objs.discard(oid)
+        self.release(b, z, f)
+
+
+class Fixed(Layout):
+    """Fixed-size slots, zsmalloc's fullness groups: fullest zspage first."""
+
+    def __init__(self, g, compact):
+        super().__init__()
+        self.by_idx, self.classes = geo.build_classes(g["chain"], g["min_size"], g["delta"],
+                                                      g["max_pages"])
+        self.g, self.compact_on = g, compact
+        for c in self.classes:
+            c.groups = [dict() for _ in range(12)]   # ordered: last in, first out
+            c.nz = c.live = 0
+
+    def group(self, c, z):
+        if z.used == 0:
+            return 0
+        if z.used == c.objs:
+            return 11
+        return 100 * z.used // c.objs // 10 + 1
+
+    def relist(self, c, z):
+        g = self.group(c, z)
+        if g != z.group:
+            if z.group >= 0:
+                del c.groups[z.group][z]
+            c.groups[g][z] = None
+            z.group = g
+
+    def alloc(self, oid, size):
+        idx = geo.class_index(size + geo.HANDLE, self.g["min_size"], self.g["delta"],
+                              len(self.by_idx))
+        c = self.by_idx[idx]
+        z = self.pick(c)
+        if z is None:
+            z = Zspage()
+            c.nz += 1
+            self.pages += c.pages
+        self.place(c, z, oid)
+
+    def pick(self, c, exclude=None):
+        for g in range(10, 0, -1):
+            for z in reversed(c.groups[g]):
+                if z is not exclude:
+                    return z
+        return None
+
+    def place(self, c, z, oid):
+        z.objs.add(oid)
+        z.used += 1
+        c.live += 1
+        self.where[oid] = (c, z, c.size)
+        self.relist(c, z)
+
+    def release(self, c, z, f):
+        z.used -= 1
+        c.live -= 1
+        if z.used == 0:
+            del c.groups[z.group][z]
+            c.nz -= 1
+            self.pages -= c.pages
+        else:
+            self.relist(c, z)
+
+    def compact(self):
+        if not self.compact_on:
+            return
+        for c in self.classes:
+            if c.nz * c.objs - c.live < 2 * c.objs:
+                continue
+            # sources: the emptiest zspages, while the rest can hold them
+            zs = sorted((z for grp in c.groups for z in grp), key=lambda z: z.used)
+            need = -(-c.live // c.objs)
+            for src in zs[:len(zs) - need]:
+                for oid in list(src.objs):
+                    dst = self.pick(c, exclude=src)
+                    if dst is None:
+                        break
+                    self.free(oid)
+                    self.place(c, dst, oid)
+                    self.moved += c.size
+                if not src.objs and src.used == 0:
+                    self.returned += c.pages * PAGE
+
+    def waste(self, payload):
+        return self.pages * PAGE - payload
+
+
+class Packed(Layout):
+    """Variable-size objects end to end in zspages of one bin each."""
+
+    def __init__(self, bins, pages, align, meta):
+        super().__init__()
+        self.nbins, self.zpages, self.align, self.meta = bins, pages, align, meta
+        self.cap = pages * PAGE
+        self.span = PAGE + meta + align
+        # a bin's zspages with room at their end, by ROOM-byte steps of it:
+        # the allocator takes the one with the least room that fits (its
+        # steps kept sorted), as lists by room would give a kernel allocator
+        self.bins = [dict(zs={}, rooms={}, keys=[], live=0, holes=0) for _ in range(bins)]
+
+    def footprint(self, size):
+        return -(-(size + self.meta) // self.align) * self.align
+
+    def bin_of(self, f):
+        return min(f * self.nbins // self.span, self.nbins - 1)
+
+    def alloc(self, oid, size):
+        f = self.footprint(size)
+        b = self.bins[self.bin_of(f)]
+        z = self.find(b, f)
+        if z is None:
+            z = Zspage(None)
+            b["zs"][z] = None
+            self.pages += self.zpages
+        self.place(b, z, oid, f)
+
+    def find(self, b, f):
+        """The zspage of the lowest room step that surely fits f, or None."""
+        keys = b["keys"]
+        i = bisect.bisect_left(keys, -(-f // ROOM))
+        return next(iter(b["rooms"][keys[i]])) if i < len(keys) else None
+
+    def unfile(self, b, z):
+        rooms = b["rooms"]
+        if z.group is not None:
+            del rooms[z.group][z]
+            if not rooms[z.group]:
+                del rooms[z.group]
+                b["keys"].remove(z.group)
+            z.group = None
+
+    def reopen(self, b, z):
+        """File a zspage under the step of its room (steps round down)."""
+        step = (self.cap - z.top) // ROOM
+        if step == z.group:
+            return
+        self.unfile(b, z)
+        if step > 0:
+            if step not in b["rooms"]:
+                b["rooms"][step] = {}
+                bisect.insort(b["keys"], step)
+            b["rooms"][step][z] = None
+            z.group = step
+
+    def place(self, b, z, oid, f):
+        z.objs.add(oid)
+        z.used += f
+        z.top += f
+        b["live"] += f
+        self.where[oid] = (b, z, f)
+        self.reopen(b, z)
+
+    def release(self, b, z, f):
+        z.used -= f
+        b["live"] -= f
+        if not z.objs:
+            b["holes"] -= z.top - z.used - f
+            del b["zs"][z]
+            self.unfile(b, z)
+            self.pages -= self.zpages
+        else:
+            b["holes"] += f
+
+    def compact(self):
+        for b in self.bins:
+            if b["holes"] < 2 * self.cap:
+                continue
+            zs = sorted(b["zs"], key=lambda z: z.used, reverse=True)
+            need = -(-b["live"] // self.cap)
+            keep, srcs = zs[:need], zs[need:]
+            for z in srcs:
+                self.unfile(b, z)
+            for z in keep:
+                self.slide(b, z)
+            for src in reversed(srcs):  # the emptiest first
+                for oid in sorted(src.objs, key=lambda o: -self.where[o][2]):
+                    f = self.where[oid][2]
+                    dst = self.find(b, f)
+                    if dst is None:
+                        self.slide(b, src)
+                        break
+                    self.free(oid)
+                    self.place(b, dst, oid, f)
+                    self.moved += f
+                else:
+                    self.returned += self.zpages * PAGE
+            b["holes"] = sum(z.top - z.used for z in b["zs"])
+
+    def slide(self, b, z):
+        """Close a zspage's holes: the objects after the first hole move,
+        counted as half its live bytes (the holes are anywhere)."""
+        if z.top != z.used:
+            self.moved += z.used // 2
+            z.top = z.used
+        self.reopen(b, z)
+
+
+def run(layout, sizes, n, cycles, share, rng):
+    """Fill with the first n sizes, then churn; return the pages after each step."""
+    live, oid = [], 0
+    payload = 0
+    for s in sizes[:n]:
+        layout.alloc(oid, s)
+        live.append((oid, s))
+        payload += s
+        oid += 1
+    pages = [layout.pages]
+    for _ in range(cycles):
+        rng.shuffle(live)
+        k = int(len(live) * share)
+        for o, s in live[:k]:
+            layout.free(o)
+            payload -= s
+        live = live[k:]
+        for _ in range(k):
+            s = sizes[rng.randrange(len(sizes))]
+            layout.alloc(oid, s)
+            live.append((oid, s))
+            payload += s
+            oid += 1
+        pages.append(layout.pages)
+        layout.compact()
+        pages[-1] = (pages[-1], layout.pages)
+    return pages, payload
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--sizes", required=True, help="output of bench/lzo_sizes")
+    ap.add_argument("--mib", default="512,2048", help="working sets, comma-separated")
+    ap.add_argument("--source", default="zsmalloc_mod_internal.h")
+    ap.add_argument("--cycles", type=int, default=5)
+    ap.add_argument("--share", type=float, default=0.3)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--packed", action="append", default=[],
+                    help="a packed layout BINS:PAGES:ALIGN:META (repeatable) [16:4:8:10]")
+    a = ap.parse_args()
+
+    stream = [tuple(int(x) for x in line.split()) for line in open(a.sizes)]
+    mod = geo.zsmod_constants(a.source)
+    mod.update(chain=geo.zsmod_chain, borrow=False)
+    zs = dict(min_size=32, delta=16, max_pages=8, chain=geo.zsmalloc_chain, borrow=False)
+    packed = a.packed or ["16:4:8:10"]
+
+    print("| working set | layout | pages fresh | density / zsmalloc fresh | "
+          "pages after churn (before compaction) | density / zsmalloc after churn | "
+          "compaction: bytes moved per byte returned |")
+    print("|---|---|---|---|---|---|---|")
+    for mib in (int(m) for m in a.mib.split(",")):
+        n_pages = mib * 256
+        if n_pages > len(stream):
+            sys.exit("layouts: the stream holds only %d MiB" % (len(stream) // 256))
+        sizes = [s for i, same, s in stream[:n_pages] if not same and s]
+        layouts = [("zsmalloc", Fixed(zs, compact=False)),
+                   ("zsmalloc_mod slots", Fixed(mod, compact=True))]
+        for p in packed:
+            bins, pages, align, meta = (int(x) for x in p.split(":"))
+            layouts.append(("packed %d bins, %d-page zspages, align %d, meta %d"
+                            % (bins, pages, align, meta), Packed(bins, pages, align, meta)))
+        ref = None
+        for name, lay in layouts:
+            steps, _ = run(lay, sizes, len(sizes), a.cycles, a.share, random.Random(a.seed))
+            fresh, (before, after) = steps[0], steps[-1]
+            if ref is None:
+                ref = (fresh, after)
+            ratio = "%.2f" % (lay.moved / lay.returned) if lay.returned else "-"
+            print("| %d MiB | %s | %d | %.4fx | %d (%d) | %.4fx | %s |" % (
+                mib, name, fresh, ref[0] / fresh, after, before, ref[1] / after, ratio))
+    print("\nchurn: %d cycles, each freeing %.0f%% of the live objects and storing as many"
+          " new ones (seed %d)." % (a.cycles, 100 * a.share, a.seed))
+
+
+if __name__ == "__main__":
+    main()
