@@ -126,7 +126,7 @@ make -s -C "$here" >/dev/null || { echo "stress: building stress/bin failed" >&2
 # setup, drains and teardown; the debug kernel (KASAN, lockdep) is slower.
 if [ -z "$timeout" ]; then
 	timeout=$((secs * 3 + 400))
-	[ "$tag" = debug ] && timeout=$((secs * 5 + 900))
+	[ "$tag" = debug ] && timeout=$((secs * 5 + 1000))
 fi
 if [ "$guest" = pressure ]; then
 	append="zspress_secs=$secs zspress_procs=$writers zspress_mib=$mib"
