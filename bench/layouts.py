@@ -21,7 +21,9 @@ zspages, object by object:
                 its end (best fit among its bin's zspages); a freed object
                 leaves a hole that only compaction closes: it slides each
                 kept zspage's objects together and empties the emptiest
-                zspages into the others.
+                zspages into the others. With ":h", a free merges with
+                free neighbours, and a new object takes the best-fitting
+                free extent of its bin before any zspage's end.
 
 Churn: fill the working set, then for each cycle free a random SHARE of the
 live objects and store as many new ones, their sizes drawn from the same
@@ -46,9 +48,10 @@ ROOM = 64       # packed: a zspage's room at its end is filed in steps of this
 
 
 class Zspage:
-    __slots__ = ("objs", "used", "top", "group")
+    __slots__ = ("objs", "used", "top", "group", "holes")
 
     def __init__(self, group=-1):
+        self.holes = {}     # packed with holes: offset -> [size, object id or None]
         self.objs = set()   # object ids
         self.used = 0       # slots (fixed) or bytes (packed) of live objects
         self.top = 0        # packed: end of the last placed object
@@ -60,6 +63,7 @@ class Layout:
 
     def __init__(self):
         self.where = {}
+        self.at = {}        # packed with holes: object id -> offset
         self.pages = 0
         self.moved = 0      # bytes compaction copied
         self.returned = 0   # bytes compaction gave back
@@ -266,6 +270,170 @@ class Packed(Layout):
         self.reopen(b, z)
 
 
+class PackedHoles(Packed):
+    """Packed, with a free-space search inside zspages: a zspage is a list
+    of extents, a free merges its extent with free neighbours (one that
+    reaches the end gives the room back to the end), and a new object takes
+    the best-fitting free extent of its bin before any zspage's end."""
+
+    def __init__(self, bins, pages, align, meta):
+        super().__init__(bins, pages, align, meta)
+        for b in self.bins:
+            b.update(hsteps=[], hbuck={})
+
+    # -- the zspage's extents: z.holes maps offset -> [size, oid or None];
+    #    z.objs holds (oid) and the offsets are found through self.at
+    def offsets(self, z):
+        return sorted(z.holes)
+
+    def index_hole(self, b, z, off):
+        step = z.holes[off][0] // ROOM
+        if step == 0:
+            return
+        if step not in b["hbuck"]:
+            b["hbuck"][step] = {}
+            bisect.insort(b["hsteps"], step)
+        b["hbuck"][step][(id(z), off)] = z
+
+    def take_hole(self, b, f, avoid=()):
+        """The free extent of the lowest step that fits f, outside the
+        zspages @avoid: (z, off) or None. Index entries are checked as they
+        are met (merges leave stale ones)."""
+        steps = b["hsteps"]
+        i = bisect.bisect_left(steps, -(-f // ROOM))
+        while i < len(steps):
+            step = steps[i]
+            bucket = b["hbuck"][step]
+            found = None
+            for key in list(bucket):
+                z = bucket[key]
+                e = z.holes.get(key[1])
+                if e is None or e[1] is not None or e[0] // ROOM != step or z not in b["zs"]:
+                    del bucket[key]
+                elif e[0] >= f and z not in avoid:
+                    del bucket[key]
+                    found = (z, key[1])
+                    break
+            if not bucket:
+                del b["hbuck"][step]
+                steps.remove(step)
+            else:
+                i += 1
+            if found:
+                return found
+        return None
+
+    def put(self, b, z, off, oid, f):
+        """Object oid of footprint f at offset off of z (a free extent, or
+        z.top for the end)."""
+        if off == z.top:
+            z.top += f
+        else:
+            size = z.holes[off][0]
+            b["holes"] -= f
+            if size > f:
+                z.holes[off + f] = [size - f, None]
+                self.index_hole(b, z, off + f)
+        z.holes[off] = [f, oid]
+        z.objs.add(oid)
+        z.used += f
+        b["live"] += f
+        self.where[oid] = (b, z, f)
+        self.at[oid] = off
+        self.reopen(b, z)
+
+    def alloc(self, oid, size):
+        f = self.footprint(size)
+        b = self.bins[self.bin_of(f)]
+        hole = self.take_hole(b, f)
+        if hole:
+            self.put(b, hole[0], hole[1], oid, f)
+            return
+        z = self.find(b, f)
+        if z is None:
+            z = Zspage(None)
+            b["zs"][z] = None
+            self.pages += self.zpages
+        self.put(b, z, z.top, oid, f)
+
+    def free(self, oid):
+        b, z, f = self.where.pop(oid)
+        off = self.at.pop(oid)
+        z.objs.discard(oid)
+        z.used -= f
+        b["live"] -= f
+        if not z.objs:
+            b["holes"] -= z.top - z.used - f
+            del b["zs"][z]
+            self.unfile(b, z)
+            self.pages -= self.zpages
+            return
+        z.holes[off] = [f, None]
+        b["holes"] += f
+        offs = self.offsets(z)
+        k = offs.index(off)
+        if k + 1 < len(offs) and z.holes[offs[k + 1]][1] is None:
+            z.holes[off][0] += z.holes.pop(offs[k + 1])[0]
+        if k > 0 and z.holes[offs[k - 1]][1] is None:
+            z.holes[offs[k - 1]][0] += z.holes.pop(off)[0]
+            off = offs[k - 1]
+        if off + z.holes[off][0] == z.top:   # the end: room again
+            z.top = off
+            b["holes"] -= z.holes.pop(off)[0]
+            self.reopen(b, z)
+        else:
+            self.index_hole(b, z, off)
+
+    def slide(self, b, z):
+        """Close a zspage's holes: each object after the first hole moves."""
+        off = 0
+        for o in self.offsets(z):
+            size, oid = z.holes.pop(o)
+            if oid is None:
+                continue
+            if o != off:
+                self.moved += size
+            z.holes[off] = [size, oid]
+            self.at[oid] = off
+            off += size
+        z.top = off
+        self.reopen(b, z)
+
+    def compact(self):
+        """As Packed's: slide the kept zspages, empty the emptiest into the
+        others' ends (the free extents are gone once everything slid)."""
+        for b in self.bins:
+            if b["holes"] < 2 * self.cap:
+                continue
+            zs = sorted(b["zs"], key=lambda z: z.used, reverse=True)
+            need = -(-b["live"] // self.cap)
+            keep, srcs = zs[:need], zs[need:]
+            for z in srcs:
+                self.unfile(b, z)
+            for z in keep:
+                self.slide(b, z)
+            for src in reversed(srcs):
+                for oid in sorted(src.objs, key=lambda o: -self.where[o][2]):
+                    f = self.where[oid][2]
+                    dst = self.find(b, f)
+                    if dst is None:
+                        break
+                    self.free(oid)
+                    self.unfile(b, src)   # a free at its end refiled it
+                    self.put(b, dst, dst.top, oid, f)
+                    self.moved += f
+                else:
+                    self.returned += self.zpages * PAGE
+                    continue
+                self.slide(b, src)
+            b["holes"] = sum(z.top - z.used for z in b["zs"])
+            b["hsteps"], b["hbuck"] = [], {}
+            for z in b["zs"]:
+                for off, (size, oid) in z.holes.items():
+                    if oid is None:
+                        self.index_hole(b, z, off)
+
+
 def run(layout, sizes, n, cycles, share, rng):
     """Fill with the first n sizes, then churn; return the pages after each step."""
     live, oid = [], 0
@@ -304,7 +472,8 @@ def main():
     ap.add_argument("--share", type=float, default=0.3)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--packed", action="append", default=[],
-                    help="a packed layout BINS:PAGES:ALIGN:META (repeatable) [16:4:8:10]")
+                    help="a packed layout BINS:PAGES:ALIGN:META[:h] (repeatable; h: with a "
+                         "free-space search in zspages) [16:4:8:10]")
     a = ap.parse_args()
 
     stream = [tuple(int(x) for x in line.split()) for line in open(a.sizes)]
@@ -325,9 +494,12 @@ def main():
         layouts = [("zsmalloc", Fixed(zs, compact=False)),
                    ("zsmalloc_mod slots", Fixed(mod, compact=True))]
         for p in packed:
-            bins, pages, align, meta = (int(x) for x in p.split(":"))
-            layouts.append(("packed %d bins, %d-page zspages, align %d, meta %d"
-                            % (bins, pages, align, meta), Packed(bins, pages, align, meta)))
+            f = p.split(":")
+            bins, pages, align, meta = (int(x) for x in f[:4])
+            holes = f[4:] == ["h"]
+            layouts.append(("packed %d bins, %d-page zspages, align %d, meta %d%s"
+                            % (bins, pages, align, meta, ", holes filled" if holes else ""),
+                            (PackedHoles if holes else Packed)(bins, pages, align, meta)))
         ref = None
         for name, lay in layouts:
             steps, _ = run(lay, sizes, len(sizes), a.cycles, a.share, random.Random(a.seed))
