@@ -2503,7 +2503,8 @@ static void auto_compact_work_fn(struct work_struct *work)
 	if (asked && time_before(now, after) && time_before(now, latest)) {
 		if (time_before(latest, after))
 			after = latest;
-		schedule_delayed_work(&pool->compact_work, after - now);
+		/* mod_: a free may have queued it meanwhile, 2 s out */
+		mod_delayed_work(system_wq, &pool->compact_work, after - now);
 		return;
 	}
 	/* requests from here on are for the next run */

@@ -118,20 +118,21 @@ static void test_auto_compact(struct kunit *test)
 }
 
 /*
- * Background compaction under churn that never pauses: a free every 500 ms,
+ * Background compaction under churn that never pauses: a free every 100 ms,
  * each moving its zspage to another fullness group (with at most 10
  * objects per zspage every free crosses a 10% step), so each asks for
  * compaction again and puts the 2 s pause off again. The pool compacts all
  * the same, at the latest 10 s after the first request, while the frees go
- * on: with nothing else asking, within 20 s of them.
+ * on: with nothing else asking, within 20 s of them, and with no pause of
+ * 2 s between two frees (which would let the pause rule run it).
  */
 static void test_auto_compact_churn(struct kunit *test)
 {
-	const unsigned int nz = 24;
+	const unsigned int nz = 64;
 	struct tpool *tp = tpool_create(test, 4096);
 	const struct tclass *c = NULL;
 	struct zsmod_pool_stats st0, st;
-	unsigned long live, deadline;
+	unsigned long live, deadline, last, gap = 0;
 	unsigned int next, frees = 0;
 	int k;
 
@@ -145,19 +146,26 @@ static void test_auto_compact_churn(struct kunit *test)
 	KUNIT_ASSERT_LE(test, c->opz, 10U);
 	/* stats run the queued frees: the first request for compaction */
 	zsmod_pool_stats(tp->pool, &st);
-	deadline = jiffies + 20 * HZ;
+	last = jiffies;
+	deadline = last + 20 * HZ;
 	/* fill_free_half() left the odd objects live */
 	for (next = 1; next < tp->n && time_before(jiffies, deadline); next += 2) {
-		msleep(500);
+		msleep(100);
 		tpool_free(tp, next);
 		frees++;
 		zsmod_pool_stats(tp->pool, &st);
+		gap = max(gap, jiffies - last);
+		last = jiffies;
 		if (st.compactions != st0.compactions)
 			break;
 	}
 	KUNIT_EXPECT_NE_MSG(test, st.compactions, st0.compactions,
-			    "no background compaction during %u frees 500 ms apart (class size %u, %u objects per zspage)",
+			    "no background compaction during %u frees 100 ms apart (class size %u, %u objects per zspage)",
 			    frees, c->size, c->opz);
+	/* a pause of 2 s would have let the old rule run it: not this test */
+	KUNIT_EXPECT_LT_MSG(test, gap, 2UL * HZ,
+			    "the frees paused for %u ms: the run does not show the bound",
+			    jiffies_to_msecs(gap));
 	KUNIT_EXPECT_GT(test, st.pages_compacted, st0.pages_compacted);
 	KUNIT_EXPECT_EQ(test, tpool_check_all(tp), 0U);
 	expect_consistent(tp);

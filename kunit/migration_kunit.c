@@ -448,7 +448,7 @@ static void test_readers_vs_migration(struct kunit *test)
 	unsigned int i, round, migrated = 0, tried = 0;
 	int debug_locks_before = debug_locks, np, got;
 	unsigned int sys_tries;
-	long sys_compacted, sys_quiet = 0;
+	long sys_compacted;
 
 	NEED_CONTIG(test);
 	tp = tpool_create(test, 4096);
@@ -497,30 +497,29 @@ static void test_readers_vs_migration(struct kunit *test)
 		cond_resched();
 	}
 	/*
-	 * And the kernel's own compaction of all memory. A page refuses to
-	 * move while a reader maps an object of its class, and the migration
-	 * core's retries may all fall inside one such mapping: three tries
-	 * with the readers on, then, if none moved a page, one with them
-	 * stopped (the pages must move then).
+	 * And the kernel's own compaction of all memory, with the readers on.
+	 * It moves only pages below where its two scanners meet, and the
+	 * pages the rounds above moved may all sit beyond: while it moves
+	 * none, one more zspage is migrated elsewhere by the helper and it
+	 * runs again, up to eight times.
 	 */
 	for (sys_tries = 1; ; sys_tries++) {
 		sys_compacted = compact_all(tp);
-		if (sys_compacted || sys_tries == 3)
+		if (sys_compacted || sys_tries == 8)
 			break;
+		migrate_zspage(tp, get_random_u32_below(DIV_ROUND_UP(tp->n, 2)) * 2, pfns, &np);
 	}
 	msleep(50);
 	stop_readers(NULL);
-	if (!sys_compacted)
-		sys_quiet = compact_all(tp);
-	KUNIT_EXPECT_TRUE_MSG(test, sys_compacted > 0 || sys_quiet > 0,
-			      "the kernel's compaction moved none of our pages (%ld in %u tries with readers, %ld without)",
-			      sys_compacted, sys_tries, sys_quiet);
+	KUNIT_EXPECT_GT_MSG(test, sys_compacted, 0L,
+			    "the kernel's compaction moved none of our pages in %u tries (or failed)",
+			    sys_tries);
 
 	zsmod_pool_stats(tp->pool, &st1);
-	kunit_info(test, "%ld reads, %u/%u pages migrated (%lu by the pool's count), %lu pages compacted, the kernel's compaction moved %ld pages in %u tries with readers, %ld without\n",
+	kunit_info(test, "%ld reads, %u/%u pages migrated (%lu by the pool's count), %lu pages compacted, the kernel's compaction moved %ld pages in %u tries\n",
 		   atomic_long_read(&r->reads), migrated, tried,
 		   st1.pages_migrated - st0.pages_migrated, compacted,
-		   sys_compacted, sys_tries, sys_quiet);
+		   sys_compacted, sys_tries);
 	KUNIT_EXPECT_GT(test, st1.pages_migrated - st0.pages_migrated, 0UL);
 	KUNIT_EXPECT_EQ(test, atomic_long_read(&r->errors), 0L);
 	KUNIT_EXPECT_GT(test, atomic_long_read(&r->reads), 0L);
