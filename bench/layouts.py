@@ -254,12 +254,19 @@ class Packed(Layout):
                     if dst is None:
                         self.slide(b, src)
                         break
-                    self.free(oid)
-                    self.place(b, dst, oid, f)
+                    self.move(b, src, dst, oid, f)
                     self.moved += f
                 else:
                     self.returned += self.zpages * PAGE
-            b["holes"] = sum(z.top - z.used for z in b["zs"])
+            self.compacted(b)
+
+    def move(self, b, src, dst, oid, f):
+        """Compaction: an object of src to the end of dst."""
+        self.free(oid)
+        self.place(b, dst, oid, f)
+
+    def compacted(self, b):
+        b["holes"] = sum(z.top - z.used for z in b["zs"])
 
     def slide(self, b, z):
         """Close a zspage's holes: the objects after the first hole move,
@@ -399,39 +406,19 @@ class PackedHoles(Packed):
         z.top = off
         self.reopen(b, z)
 
-    def compact(self):
-        """As Packed's: slide the kept zspages, empty the emptiest into the
-        others' ends (the free extents are gone once everything slid)."""
-        for b in self.bins:
-            if b["holes"] < 2 * self.cap:
-                continue
-            zs = sorted(b["zs"], key=lambda z: z.used, reverse=True)
-            need = -(-b["live"] // self.cap)
-            keep, srcs = zs[:need], zs[need:]
-            for z in srcs:
-                self.unfile(b, z)
-            for z in keep:
-                self.slide(b, z)
-            for src in reversed(srcs):
-                for oid in sorted(src.objs, key=lambda o: -self.where[o][2]):
-                    f = self.where[oid][2]
-                    dst = self.find(b, f)
-                    if dst is None:
-                        break
-                    self.free(oid)
-                    self.unfile(b, src)   # a free at its end refiled it
-                    self.put(b, dst, dst.top, oid, f)
-                    self.moved += f
-                else:
-                    self.returned += self.zpages * PAGE
-                    continue
-                self.slide(b, src)
-            b["holes"] = sum(z.top - z.used for z in b["zs"])
-            b["hsteps"], b["hbuck"] = [], {}
-            for z in b["zs"]:
-                for off, (size, oid) in z.holes.items():
-                    if oid is None:
-                        self.index_hole(b, z, off)
+    def move(self, b, src, dst, oid, f):
+        self.free(oid)
+        self.unfile(b, src)   # a free at its end refiled it
+        self.put(b, dst, dst.top, oid, f)
+
+    def compacted(self, b):
+        """Compaction slid every zspage it kept: index what holes are left."""
+        super().compacted(b)
+        b["hsteps"], b["hbuck"] = [], {}
+        for z in b["zs"]:
+            for off, (size, oid) in z.holes.items():
+                if oid is None:
+                    self.index_hole(b, z, off)
 
 
 def run(layout, sizes, n, cycles, share, rng):
