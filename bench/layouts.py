@@ -364,19 +364,13 @@ class PackedHoles(Packed):
         self.put(b, z, z.top, oid, f)
 
     def free(self, oid):
-        b, z, f = self.where.pop(oid)
+        """Packed's free, then the extent merges with free neighbours."""
+        b, z, f = self.where[oid]
         off = self.at.pop(oid)
-        z.objs.discard(oid)
-        z.used -= f
-        b["live"] -= f
+        super().free(oid)
         if not z.objs:
-            b["holes"] -= z.top - z.used - f
-            del b["zs"][z]
-            self.unfile(b, z)
-            self.pages -= self.zpages
             return
         z.holes[off] = [f, None]
-        b["holes"] += f
         offs = self.offsets(z)
         k = offs.index(off)
         if k + 1 < len(offs) and z.holes[offs[k + 1]][1] is None:
