@@ -598,6 +598,13 @@ void expect_consistent(struct tpool *tp)
 	KUNIT_EXPECT_EQ(test, st.pages_used, pages);
 	KUNIT_EXPECT_EQ(test, zsmod_get_total_pages(tp->pool), pages);
 	KUNIT_EXPECT_EQ(test, nr_zspages() - tp->base_zspages, pages);
+	/*
+	 * The walk sees the pool's pages (elsewhere it is asked with the pool
+	 * empty, where a walk that saw nothing would pass): outside
+	 * parameterised tests, as in tpool_create().
+	 */
+	if (!test->param_value && pages)
+		expect_no_stray_pages(test, tp->base_stray, "with the pool's pages in use");
 }
 
 /**
