@@ -1658,6 +1658,23 @@ static void drain_work_fn(struct work_struct *work)
 
 /* ---- allocation API -------------------------------------------------- */
 
+#if IS_ENABLED(CONFIG_KUNIT)
+/* KUnit: what one task runs in each zsmod_malloc() lock gap it reaches */
+static struct {
+	struct task_struct *task;
+	void (*fn)(void *data, enum zsmod_malloc_gap gap);
+	void *data;
+} kunit_gap;
+
+static void malloc_gap(enum zsmod_malloc_gap gap)
+{
+	if (unlikely(READ_ONCE(kunit_gap.task) == current))
+		kunit_gap.fn(kunit_gap.data, gap);
+}
+#else
+static inline void malloc_gap(enum zsmod_malloc_gap gap) { }
+#endif
+
 /**
  * malloc_in_class() - allocate an object in a zspage of a class, if any
  *		       has room
@@ -1692,8 +1709,10 @@ again:
 	/* room but no slot: not a full class; a block as @gfp allows */
 	if (unlikely(!handle && zsp && !*spare)) {
 		*spare = handle_block_alloc(gfp);
-		if (*spare)
+		if (*spare) {
+			malloc_gap(ZSMOD_GAP_SPARE);
 			goto again;
+		}
 	}
 	return handle;
 }
@@ -1792,6 +1811,7 @@ static unsigned long malloc_in_new_zspage(struct zsmod_pool *pool,
 		spin_unlock(&class->lock);
 	}
 
+	malloc_gap(ZSMOD_GAP_HANDLE);
 	zsp = alloc_zspage(pool, class, gfp);
 	spin_lock(&class->lock);
 	if (!zsp) {
@@ -1843,8 +1863,10 @@ static __always_inline int pool_malloc(struct zsmod_pool *pool, size_t size,
 		h = malloc_in_class(class, &spare, gfp);
 	if (!h)
 		h = malloc_borrow_slot(pool, class, &spare, gfp);
-	if (!h)
+	if (!h) {
+		malloc_gap(ZSMOD_GAP_GROW);
 		h = malloc_in_new_zspage(pool, class, size, gfp, &spare);
+	}
 	handle_block_free(spare);
 	if (!h)
 		return -ENOMEM;
@@ -3648,6 +3670,27 @@ void zsmod_kunit_zpool_for_each(void (*fn)(struct zsmod_pool *pool, void *arg),
 	mutex_unlock(&zsmod_zpools_lock);
 }
 EXPORT_SYMBOL_IF_KUNIT(zsmod_kunit_zpool_for_each);
+
+/**
+ * zsmod_kunit_malloc_gap_hook() - run a function in zsmod_malloc()'s lock gaps
+ * @fn: called in each gap that the calling task's zsmod_malloc() calls
+ *	reach, with no lock of the module held; it may free, compact and
+ *	sleep, but not allocate from the pool; NULL to stop
+ * @data: its first argument
+ *
+ * Only for the calling task, so that other users of the module (zswap)
+ * never run it; one task at a time.
+ */
+void zsmod_kunit_malloc_gap_hook(void (*fn)(void *data, enum zsmod_malloc_gap gap),
+				 void *data)
+{
+	WRITE_ONCE(kunit_gap.task, NULL);
+	kunit_gap.fn = fn;
+	kunit_gap.data = data;
+	if (fn)
+		WRITE_ONCE(kunit_gap.task, current);
+}
+EXPORT_SYMBOL_IF_KUNIT(zsmod_kunit_malloc_gap_hook);
 
 /**
  * zsmod_kunit_probe_malloc_fail() - attach a probe to zsmod_malloc_fail

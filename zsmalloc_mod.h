@@ -114,6 +114,21 @@ int zsmod_handle_location(struct zsmod_pool *pool, unsigned long handle,
 int zsmod_handle_zspage_pfns(struct zsmod_pool *pool, unsigned long handle,
 			     unsigned long *pfns, unsigned int max_pfns);
 
+/**
+ * enum zsmod_malloc_gap - where zsmod_malloc() holds something with no lock
+ * @ZSMOD_GAP_SPARE: a spare handle block, just allocated for a zspage with
+ *	room; the class is looked at again next
+ * @ZSMOD_GAP_GROW: about to open a new zspage, perhaps holding a spare
+ * @ZSMOD_GAP_HANDLE: a handle taken, its zspage not yet allocated
+ *
+ * For the KUnit cases that free, compact or drain a class in each of them.
+ */
+enum zsmod_malloc_gap {
+	ZSMOD_GAP_SPARE,
+	ZSMOD_GAP_GROW,
+	ZSMOD_GAP_HANDLE,
+};
+
 #if IS_ENABLED(CONFIG_KUNIT)
 /* Only for KUnit: MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING) */
 struct shrinker *zsmod_pool_shrinker(struct zsmod_pool *pool);
@@ -134,6 +149,8 @@ void zsmod_kunit_zpool_for_each(void (*fn)(struct zsmod_pool *pool, void *arg),
 int zsmod_kunit_probe_malloc_fail(void (*probe)(void *data, struct zsmod_pool *pool,
 						size_t size, gfp_t gfp, int reason),
 				  void *data, bool attach);
+void zsmod_kunit_malloc_gap_hook(void (*fn)(void *data, enum zsmod_malloc_gap gap),
+				 void *data);
 #endif
 
 #endif /* _ZSMALLOC_MOD_H_ */
