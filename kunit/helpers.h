@@ -222,6 +222,7 @@ void set_param(struct kunit *test, const char *name, bool val);
 int contig_migrate_pfn(unsigned long pfn);
 /* Take and free a whole free pageblock, so that the next pages come from it. */
 long offer_clean_pageblock(struct kunit *test);
+long offer_compaction_target(struct kunit *test, unsigned long pfn);
 /* Migrate every page of object @idx's zspage: how many moved. */
 int migrate_zspage(struct tpool *tp, unsigned int idx, unsigned long *old, int *np);
 /* Migrate zspages of @c until one moves completely: an object in it, or -1. */

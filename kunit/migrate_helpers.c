@@ -188,12 +188,31 @@ static void hold_reserved_leftovers(struct kunit *test)
  *
  * Return: the pageblock's pfn or -ENOSPC.
  */
+#ifdef CONFIG_CONTIG_ALLOC
+/* Is every page of the pageblock at @pfn free and not reserved? */
+static bool pageblock_free(unsigned long pfn)
+{
+	unsigned long p;
+
+	for (p = pfn; p < pfn + pageblock_nr_pages; p++) {
+		struct page *page;
+
+		if (!pfn_valid(p))
+			return false;
+		page = pfn_to_page(p);
+		if (PageReserved(page) || page_ref_count(page))
+			return false;
+	}
+	return true;
+}
+#endif
+
 long offer_clean_pageblock(struct kunit *test)
 {
 #ifdef CONFIG_CONTIG_ALLOC
 	pg_data_t *pgdat = NODE_DATA(numa_mem_id());
 	struct zone *zone = NULL;
-	unsigned long pfn, end, p;
+	unsigned long pfn, end;
 	int z;
 
 	hold_reserved_leftovers(test);
@@ -206,22 +225,74 @@ long offer_clean_pageblock(struct kunit *test)
 	pfn = ALIGN(zone->zone_start_pfn + (end - zone->zone_start_pfn) / 4,
 		    pageblock_nr_pages);
 	for (; pfn + pageblock_nr_pages <= end; pfn += pageblock_nr_pages) {
-		for (p = pfn; p < pfn + pageblock_nr_pages; p++) {
-			struct page *page;
-
-			if (!pfn_valid(p))
-				break;
-			page = pfn_to_page(p);
-			if (PageReserved(page) || page_ref_count(page))
-				break;
-		}
-		if (p < pfn + pageblock_nr_pages)
+		if (!pageblock_free(pfn))
 			continue;
 		if (alloc_contig_range(pfn, pfn + pageblock_nr_pages, MIGRATE_MOVABLE,
 				       GFP_KERNEL | __GFP_NOWARN))
 			continue;
 		free_contig_range(pfn, pageblock_nr_pages);
 		return pfn;
+	}
+#endif
+	return -ENOSPC;
+}
+
+/* Pages at the start of offer_compaction_target()'s pageblock it keeps */
+#define TARGET_HELD_ORDER	4
+
+#ifdef CONFIG_CONTIG_ALLOC
+static void free_held_pages(void *pfn)
+{
+	free_contig_range((unsigned long)pfn, 1UL << TARGET_HELD_ORDER);
+}
+
+/* Give back pages that alloc_contig_range() took one by one as one block. */
+static void free_as_block(unsigned long pfn, unsigned int order)
+{
+	struct page *page = pfn_to_page(pfn);
+	unsigned long i;
+
+	for (i = 1; i < 1UL << order; i++)
+		page_ref_dec(page + i);
+	__free_pages(page, order);
+}
+#endif
+
+/**
+ * offer_compaction_target() - Give the kernel's compaction room to migrate to
+ * @test: the test; the pages kept are freed when it ends
+ * @pfn: a page of the zone
+ *
+ * Compaction migrates only into pageblocks that are partly in use: a free
+ * block of pageblock order or more is no target (suitable_migration_target()
+ * in mm/compaction.c), and a zone with little in use has no other, so
+ * vm.compact_memory may move nothing at all. This takes the highest free
+ * pageblock of @pfn's zone, where compaction's free scanner starts, keeps
+ * its first 2^TARGET_HELD_ORDER pages and frees the rest in blocks of
+ * orders TARGET_HELD_ORDER to pageblock_order - 1: above the orders the
+ * per-CPU lists keep, so they are on the zone's free lists at once.
+ *
+ * Return: the number of pages offered, or -ENOSPC.
+ */
+long offer_compaction_target(struct kunit *test, unsigned long pfn)
+{
+#ifdef CONFIG_CONTIG_ALLOC
+	struct zone *zone = page_zone(pfn_to_page(pfn));
+	unsigned long start = zone->zone_start_pfn, block;
+	unsigned int order;
+
+	block = ALIGN_DOWN(zone_end_pfn(zone), pageblock_nr_pages);
+	while (block >= start + pageblock_nr_pages) {
+		block -= pageblock_nr_pages;
+		if (!pageblock_free(block) ||
+		    alloc_contig_range(block, block + pageblock_nr_pages, MIGRATE_MOVABLE,
+				       GFP_KERNEL | __GFP_NOWARN))
+			continue;
+		for (order = TARGET_HELD_ORDER; order < pageblock_order; order++)
+			free_as_block(block + (1UL << order), order);
+		if (kunit_add_action_or_reset(test, free_held_pages, (void *)block))
+			return -ENOMEM;
+		return pageblock_nr_pages - (1UL << TARGET_HELD_ORDER);
 	}
 #endif
 	return -ENOSPC;

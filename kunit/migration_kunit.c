@@ -448,7 +448,7 @@ static void test_readers_vs_migration(struct kunit *test)
 	unsigned int i, round, migrated = 0, tried = 0;
 	int debug_locks_before = debug_locks, np, got;
 	unsigned int sys_tries;
-	long sys_compacted;
+	long sys_compacted, target;
 
 	NEED_CONTIG(test);
 	tp = tpool_create(test, 4096);
@@ -498,11 +498,13 @@ static void test_readers_vs_migration(struct kunit *test)
 	}
 	/*
 	 * And the kernel's own compaction of all memory, with the readers on.
-	 * It moves only pages below where its two scanners meet, and the
-	 * pages the rounds above moved may all sit beyond: while it moves
-	 * none, one more zspage is migrated elsewhere by the helper and it
-	 * runs again, up to eight times.
+	 * It needs a partly used pageblock to migrate into, above our pages
+	 * (where its free scanner starts): offer one at the top of their zone.
+	 * It moves only pages below where its two scanners meet: while it
+	 * moves none, one more zspage is migrated elsewhere by the helper and
+	 * it runs again, up to eight times.
 	 */
+	target = offer_compaction_target(test, tpool_obj_pfn(tp, 0));
 	for (sys_tries = 1; ; sys_tries++) {
 		sys_compacted = compact_all(tp);
 		if (sys_compacted || sys_tries == 8)
@@ -511,6 +513,7 @@ static void test_readers_vs_migration(struct kunit *test)
 	}
 	msleep(50);
 	stop_readers(NULL);
+	KUNIT_EXPECT_GT_MSG(test, target, 0L, "no free pageblock to offer compaction");
 	KUNIT_EXPECT_GT_MSG(test, sys_compacted, 0L,
 			    "the kernel's compaction moved none of our pages in %u tries (or failed)",
 			    sys_tries);
