@@ -3678,8 +3678,9 @@ EXPORT_SYMBOL_IF_KUNIT(zsmod_kunit_zpool_for_each);
  *	sleep, but not allocate from the pool; NULL to stop
  * @data: its first argument
  *
- * Only for the calling task, so that other users of the module (zswap)
- * never run it; one task at a time.
+ * Only for the calling task, so that other tasks using the module (zswap)
+ * never run it; it runs in the caller's context, direct reclaim included,
+ * so a test using it must not swap through the module. One task at a time.
  */
 void zsmod_kunit_malloc_gap_hook(void (*fn)(void *data, enum zsmod_malloc_gap gap),
 				 void *data)

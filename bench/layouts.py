@@ -23,7 +23,11 @@ zspages, object by object:
                 kept zspage's objects together and empties the emptiest
                 zspages into the others. With ":h", a free merges with
                 free neighbours, and a new object takes the best-fitting
-                free extent of its bin before any zspage's end.
+                free extent of its bin before any zspage's end. With ":gUSED",
+                that, and compaction by gain: it slides nothing and empties
+                only zspages at most USED percent used into the others'
+                free extents and ends (each byte moved gives back at least
+                100/USED).
 
 Churn: fill the working set, then for each cycle free a random SHARE of the
 live objects and store as many new ones, their sizes drawn from the same
@@ -415,6 +419,49 @@ class PackedHoles(Packed):
                     self.index_hole(b, z, off)
 
 
+
+class PackedGain(PackedHoles):
+    """PackedHoles with a compaction that slides nothing: it empties only
+    zspages at most USED percent used, the emptiest first, into the free
+    extents and the ends of the bin's other zspages, so that each byte
+    moved gives back at least 100 / USED; a zspage whose objects do not all
+    fit stays."""
+
+    def __init__(self, bins, pages, align, meta, used):
+        super().__init__(bins, pages, align, meta)
+        self.max_used = self.cap * used // 100
+
+    def compact(self):
+        for b in self.bins:
+            if b["holes"] < 2 * self.cap:
+                continue
+            zs = sorted(b["zs"], key=lambda z: z.used)
+            need = -(-b["live"] // self.cap)
+            srcs = [z for z in zs[:len(zs) - need] if z.used <= self.max_used]
+            if len(srcs) < 2:
+                continue
+            avoid = set(srcs)
+            for z in srcs:
+                self.unfile(b, z)
+            for src in srcs:
+                for oid in sorted(src.objs, key=lambda o: -self.where[o][2]):
+                    f = self.where[oid][2]
+                    hole = self.take_hole(b, f, avoid)
+                    if hole is None:
+                        dst = self.find(b, f)
+                        if dst is None:
+                            break
+                        hole = (dst, dst.top)
+                    self.free(oid)
+                    if src.objs:
+                        self.unfile(b, src)   # a free at its end refiled it
+                    self.put(b, hole[0], hole[1], oid, f)
+                    self.moved += f
+                if src.objs:
+                    self.reopen(b, src)
+                else:
+                    self.returned += self.zpages * PAGE
+
 def run(layout, sizes, n, cycles, share, rng):
     """Fill with the first n sizes, then churn; return the pages after each step."""
     live, oid = [], 0
@@ -453,8 +500,9 @@ def main():
     ap.add_argument("--share", type=float, default=0.3)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--packed", action="append", default=[],
-                    help="a packed layout BINS:PAGES:ALIGN:META[:h] (repeatable; h: with a "
-                         "free-space search in zspages) [16:4:8:10]")
+                    help="a packed layout BINS:PAGES:ALIGN:META[:h|:gUSED] (repeatable; h: with "
+                         "a free-space search in zspages; gUSED: that, and compaction only "
+                         "of zspages at most USED%% used, sliding nothing) [16:4:8:10]")
     a = ap.parse_args()
 
     stream = [tuple(int(x) for x in line.split()) for line in open(a.sizes)]
@@ -477,10 +525,15 @@ def main():
         for p in packed:
             f = p.split(":")
             bins, pages, align, meta = (int(x) for x in f[:4])
-            holes = f[4:] == ["h"]
+            opt = f[4] if len(f) > 4 else ""
+            if opt.startswith("g"):
+                lay = PackedGain(bins, pages, align, meta, int(opt[1:]))
+                what = ", holes filled, compaction of zspages at most %s%% used" % opt[1:]
+            else:
+                lay = (PackedHoles if opt == "h" else Packed)(bins, pages, align, meta)
+                what = ", holes filled" if opt == "h" else ""
             layouts.append(("packed %d bins, %d-page zspages, align %d, meta %d%s"
-                            % (bins, pages, align, meta, ", holes filled" if holes else ""),
-                            (PackedHoles if holes else Packed)(bins, pages, align, meta)))
+                            % (bins, pages, align, meta, what), lay))
         ref = None
         for name, lay in layouts:
             steps, _ = run(lay, sizes, len(sizes), a.cycles, a.share, random.Random(a.seed))

@@ -816,6 +816,9 @@ static void gap_handle(struct kunit *test, struct gap_run *g, const struct tclas
 	KUNIT_ASSERT_GE_MSG(test, idx, 0, "class %u", c->size);
 	KUNIT_EXPECT_EQ_MSG(test, g->objs, 0UL, "class %u: victims still live in the gap",
 			    c->size);
+	/* the class's other blocks went in the gap; the handle's stayed */
+	KUNIT_EXPECT_EQ_MSG(test, g->blocks, 1UL, "class %u: handle blocks in the gap",
+			    c->size);
 	KUNIT_EXPECT_EQ_MSG(test, tpool_check(tp, idx), -1L, "class %u: new object", c->size);
 	zsmod_pool_stats(tp->pool, &st);
 	KUNIT_EXPECT_EQ_MSG(test, st.objs_used, 1UL, "class %u", c->size);
@@ -854,6 +857,9 @@ static void gap_spare(struct kunit *test, struct gap_run *g, const struct tclass
 			      c->size, tp->n, g->hits[0], g->hits[1], g->hits[2], idx);
 	KUNIT_ASSERT_GE_MSG(test, idx, 0, "class %u, keep %u", c->size, keep);
 	KUNIT_EXPECT_EQ_MSG(test, g->objs, (unsigned long)keep, "class %u", c->size);
+	/* keep 0: every block went in the gap (the spare is no class's yet) */
+	KUNIT_EXPECT_EQ_MSG(test, g->blocks, keep ? 1UL : 0UL,
+			    "class %u, keep %u: handle blocks in the gap", c->size, keep);
 	KUNIT_EXPECT_EQ_MSG(test, tpool_check(tp, idx), -1L, "class %u, keep %u: new object",
 			    c->size, keep);
 	KUNIT_EXPECT_EQ(test, tpool_check_all(tp), 0U);
@@ -880,6 +886,7 @@ static void test_malloc_lock_gaps(struct kunit *test)
 	const struct tclass *multi, *huge, *small;
 	struct tpool *tp;
 
+	NEED_FI(test);
 	KUNIT_ASSERT_NOT_NULL(test, g);
 	KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test, detach_gap_hook, NULL));
 	tp = tpool_create(test, 1);
@@ -894,7 +901,6 @@ static void test_malloc_lock_gaps(struct kunit *test)
 	gap_handle(test, g, multi);
 	gap_handle(test, g, huge);
 
-	NEED_FI(test);
 	fi_setup(test);
 	gap_spare(test, g, small, 0);
 	gap_spare(test, g, small, 1);

@@ -172,22 +172,6 @@ static void hold_reserved_leftovers(struct kunit *test)
 }
 #endif
 
-/**
- * offer_clean_pageblock() - Make the next pages come from a clean pageblock
- * @test: the test
- *
- * The page allocator serves order-0 requests from its smallest free blocks
- * first, and in a freshly booted guest those are the leftovers around
- * boot-time (memblock) reservations: our zspages land in pageblocks that
- * alloc_contig_range() can never isolate. So before filling zspages to
- * migrate, hold such leftovers until the test ends, then take a whole free
- * pageblock of the local node's highest zone (ZONE_MOVABLE with
- * movablecore=) with alloc_contig_range() and free it at once: its pages go
- * to the head of this CPU's per-cpu free list, where the next allocations
- * find them.
- *
- * Return: the pageblock's pfn or -ENOSPC.
- */
 #ifdef CONFIG_CONTIG_ALLOC
 /* Is every page of the pageblock at @pfn free and not reserved? */
 static bool pageblock_free(unsigned long pfn)
@@ -207,6 +191,22 @@ static bool pageblock_free(unsigned long pfn)
 }
 #endif
 
+/**
+ * offer_clean_pageblock() - Make the next pages come from a clean pageblock
+ * @test: the test
+ *
+ * The page allocator serves order-0 requests from its smallest free blocks
+ * first, and in a freshly booted guest those are the leftovers around
+ * boot-time (memblock) reservations: our zspages land in pageblocks that
+ * alloc_contig_range() can never isolate. So before filling zspages to
+ * migrate, hold such leftovers until the test ends, then take a whole free
+ * pageblock of the local node's highest zone (ZONE_MOVABLE with
+ * movablecore=) with alloc_contig_range() and free it at once: its pages go
+ * to the head of this CPU's per-cpu free list, where the next allocations
+ * find them.
+ *
+ * Return: the pageblock's pfn or -ENOSPC.
+ */
 long offer_clean_pageblock(struct kunit *test)
 {
 #ifdef CONFIG_CONTIG_ALLOC
@@ -246,15 +246,25 @@ static void free_held_pages(void *pfn)
 	free_contig_range((unsigned long)pfn, 1UL << TARGET_HELD_ORDER);
 }
 
-/* Give back pages that alloc_contig_range() took one by one as one block. */
+/*
+ * Give back pages that alloc_contig_range() took one by one as one block;
+ * page by page if a speculative reference holds one of them.
+ */
 static void free_as_block(unsigned long pfn, unsigned int order)
 {
 	struct page *page = pfn_to_page(pfn);
-	unsigned long i;
+	unsigned long i, n = 1UL << order;
 
-	for (i = 1; i < 1UL << order; i++)
-		page_ref_dec(page + i);
-	__free_pages(page, order);
+	for (i = 1; i < n; i++)
+		if (!page_ref_freeze(page + i, 1))
+			break;
+	if (i == n) {
+		__free_pages(page, order);
+		return;
+	}
+	while (--i)
+		page_ref_unfreeze(page + i, 1);
+	free_contig_range(pfn, n);
 }
 #endif
 

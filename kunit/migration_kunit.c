@@ -444,7 +444,7 @@ static void test_readers_vs_migration(struct kunit *test)
 	const struct tclass *c1, *c2, *ch;
 	struct race *r;
 	struct zsmod_pool_stats st0, st1;
-	unsigned long pfns[MAX_PFNS], compacted = 0;
+	unsigned long pfns[MAX_PFNS], compacted = 0, pfn;
 	unsigned int i, round, migrated = 0, tried = 0;
 	int debug_locks_before = debug_locks, np, got;
 	unsigned int sys_tries;
@@ -504,7 +504,8 @@ static void test_readers_vs_migration(struct kunit *test)
 	 * moves none, one more zspage is migrated elsewhere by the helper and
 	 * it runs again, up to eight times.
 	 */
-	target = offer_compaction_target(test, tpool_obj_pfn(tp, 0));
+	pfn = tpool_obj_pfn(tp, 0);
+	target = pfn ? offer_compaction_target(test, pfn) : -ENOENT;
 	for (sys_tries = 1; ; sys_tries++) {
 		sys_compacted = compact_all(tp);
 		if (sys_compacted || sys_tries == 8)
