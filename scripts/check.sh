@@ -46,21 +46,38 @@ while [ $# -gt 0 ]; do
 done
 
 summary=() failed=0
+# A failed stage's first lines that say why go to $why, printed last: CI
+# shows only the end of this run's output.
+why=$out/why.txt
+rm -f "$why"
+why_lines='FAIL|ERROR|[Ee]rror:|not ok|BUG:|WARNING:|Oops|KCSAN|[Tt]imeout|timed out'
 stage() {	# stage NAME COMMAND...: run, time, record
-	local name=$1 t0=$SECONDS rc
+	local name=$1 t0=$SECONDS rc copy
 	shift
 	echo "=== $name"
-	"$@"
+	copy=$(mktemp "$out/stage.XXXXXX")
+	# (not a pipe: a stage function may set this shell's variables)
+	"$@" > >(tee "$copy") 2>&1
 	rc=$?
+	wait $!
 	summary+=("$(printf '%-30s %-5s %4ds' "$name" "$([ $rc = 0 ] && echo PASS || echo FAIL)" \
 		$((SECONDS - t0)))")
-	[ $rc = 0 ] || failed=1
+	if [ $rc != 0 ]; then
+		failed=1
+		{ echo "$name:"; grep -E "$why_lines" "$copy" | grep -v '^=== ' | cut -c1-160 |
+			head -6 | sed 's/^/    /'; } >>"$why"
+	fi
+	rm -f "$copy"
 	return $rc
 }
 finish() {
 	echo
 	echo "=== summary (logs in $out)"
 	printf '%s\n' "${summary[@]}"
+	if [ -s "$why" ]; then
+		echo "=== why the failed stages failed (first lines; logs in $out)"
+		head -24 "$why"
+	fi
 	echo "total $((SECONDS / 60))m$((SECONDS % 60))s: $([ $failed = 0 ] && echo PASS || echo FAIL)"
 	exit $failed
 }
