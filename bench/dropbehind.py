@@ -56,7 +56,7 @@ def main():
     samples = sorted(int(k[4:]) for k in rows[0] if k.startswith("rss@"))
     cols = ["mode", "round", "pages", "written", "storm_us"] + \
         [c % s for s in samples for c in ("at@%d", "rss@%d")] + \
-        ["drop_us", "dropped", "kept", "queue_full"]
+        ["drop_us", "dropped", "kept", "busy"]
     with open(os.path.join(a.out, "dropbehind.csv"), "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=cols, extrasaction="ignore")
         w.writeheader()
@@ -77,7 +77,7 @@ def main():
             "drop_ms": med(drops) / 1000 if min(drops) >= 0 else None,
             "dropped": med([r["dropped"] for r in rs]),
             "kept": med([r["kept"] for r in rs]),
-            "queue_full": med([r["queue_full"] for r in rs]),
+            "busy": med([r["busy"] for r in rs]),
         }
 
     # one block per mode: when each sample began (ms after the storm), pages found
@@ -116,7 +116,7 @@ plot 'dropbehind.dat' index 0 using ($1+1):2 with linespoints lw 2 title "PG_rec
     out.append(".. list-table::\n   :header-rows: 1\n")
     hdr = ["", "written back", "storm (ms)", "in the swap cache right after",
            "after %d ms" % last, "all settled after (ms)", "dropped", "kept",
-           "of which queue full"]
+           "of which still busy"]
     out.append("   * - " + "\n     - ".join(hdr))
     for m in MODES:
         if m not in summ:
@@ -130,7 +130,7 @@ plot 'dropbehind.dat' index 0 using ($1+1):2 with linespoints lw 2 title "PG_rec
             gone = "not within %d" % last
         cells = ["PG_%s" % m, "%d" % s["written"], "%.1f" % s["storm_ms"],
                  "%d" % s["rss"][samples[0]], "%d" % s["rss"][last], gone,
-                 "%d" % s["dropped"], "%d" % s["kept"], "%d" % s["queue_full"]]
+                 "%d" % s["dropped"], "%d" % s["kept"], "%d" % s["busy"]]
         out.append("   * - " + "\n     - ".join(cells))
     if len(summ) == 2 and summ["reclaim"]["storm_ms"] > 0:
         out.append("\nStorm time, PG_dropbehind / PG_reclaim: %.2f (the same writes; "

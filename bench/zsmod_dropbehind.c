@@ -15,7 +15,7 @@
  *
  * Results: one line in /sys/kernel/debug/zsmod_dropbehind/results,
  *   pages=N written=W storm_us=T rss@0=US/R0 rss@1=US/R1 ... drop_us=D
- *     dropped=X kept=Y queue_full=Z
+ *     dropped=X kept=Y busy=Z (kept: still busy after the last try)
  * (rss@MS=US/R: the sample due MS milliseconds after the storm started US
  * microseconds after it and found R pages in the swap cache)
  * where drop_us is the time from the end of the storm until the last
@@ -83,12 +83,20 @@ static unsigned int swap_cached(const swp_entry_t *swp, unsigned int n)
 	return cached;
 }
 
+#define DELTA(item) ((long)(ev[item] - ev0[item]))
+
+/* kept since @ev0, for any reason */
+static long kept(const unsigned long *ev0, const unsigned long *ev)
+{
+	return DELTA(DROPBEHIND_KEPT_DIRTY) + DELTA(DROPBEHIND_KEPT_MAPPED) +
+	       DELTA(DROPBEHIND_KEPT_BUSY) + DELTA(DROPBEHIND_LEFT);
+}
+
 /* dropped + kept since @ev0 */
 static long settled(const unsigned long *ev0, unsigned long *ev)
 {
 	all_vm_events(ev);
-	return (long)(ev[DROPBEHIND_DROPPED] - ev0[DROPBEHIND_DROPPED]) +
-	       (long)(ev[DROPBEHIND_KEPT] - ev0[DROPBEHIND_KEPT]);
+	return DELTA(DROPBEHIND_DROPPED) + kept(ev0, ev);
 }
 
 static int storm(struct seq_buf *s)
@@ -157,10 +165,8 @@ static int storm(struct seq_buf *s)
 		seq_buf_printf(s, "%u", swap_cached(swp, pages));
 	}
 	all_vm_events(ev);
-	seq_buf_printf(s, " drop_us=%lld dropped=%lu kept=%lu queue_full=%lu\n", drop_us,
-		       ev[DROPBEHIND_DROPPED] - ev0[DROPBEHIND_DROPPED],
-		       ev[DROPBEHIND_KEPT] - ev0[DROPBEHIND_KEPT],
-		       ev[DROPBEHIND_QUEUE_FULL] - ev0[DROPBEHIND_QUEUE_FULL]);
+	seq_buf_printf(s, " drop_us=%lld dropped=%ld kept=%ld busy=%ld\n", drop_us,
+		       DELTA(DROPBEHIND_DROPPED), kept(ev0, ev), DELTA(DROPBEHIND_KEPT_BUSY));
 	ret = 0;
 put:
 	fput(file);

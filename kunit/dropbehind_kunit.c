@@ -283,14 +283,62 @@ static void writeback_all(struct kunit *test, struct tdata *td, const struct tev
 	folio_end_dropbehind_flush_kunit();
 	tevents_read(e1);
 }
+
+static void release_workers(void *unused)
+{
+	folio_end_dropbehind_hold_kunit(false);
+}
+
+/* Folios whose writeback ends wait until release_workers() */
+static void hold_workers(struct kunit *test)
+{
+	folio_end_dropbehind_flush_kunit();
+	folio_end_dropbehind_hold_kunit(true);
+	KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test, release_workers, NULL));
+}
+
+/* The kept ones: every way of not dropping a folio */
+static long kept(const struct tevents *e0, const struct tevents *e1)
+{
+	return tevents_delta(e0, e1, DROPBEHIND_KEPT_DIRTY) +
+	       tevents_delta(e0, e1, DROPBEHIND_KEPT_MAPPED) +
+	       tevents_delta(e0, e1, DROPBEHIND_KEPT_BUSY) +
+	       tevents_delta(e0, e1, DROPBEHIND_LEFT);
+}
+
+/*
+ * How many of the folios at @pfns look as a reference the worker leaked
+ * would leave one: still referenced, though out of the swap cache and of
+ * any mapping, off the LRU and unmapped. A freed page fails the
+ * folio_try_get(); a page allocated again since is not all of that.
+ */
+static unsigned int leaked_folios(const unsigned long *pfns, unsigned int n)
+{
+	unsigned int i, leaked = 0;
+
+	for (i = 0; i < n; i++) {
+		struct page *page = pfn_to_page(pfns[i]);
+		struct folio *folio = page_folio(page);
+
+		if (!folio_try_get(folio))
+			continue;
+		if (page_folio(page) == folio && folio_test_swapbacked(folio) &&
+		    folio_test_uptodate(folio) && !folio_test_lru(folio) &&
+		    !folio_mapped(folio) && !folio->mapping && !folio_test_swapcache(folio))
+			leaked++;
+		folio_put(folio);
+	}
+	return leaked;
+}
 #endif /* HAVE_DROPBEHIND_PATH */
 
 /*
  * zswap.writeback_dropbehind=1: N entries written back out of our pool;
- * every write ends clean on a PG_dropbehind folio, and every folio is then
- * gone from the swap cache. DROPBEHIND_DROPPED counts a folio only once
- * __remove_mapping() took it off the swap cache isolated from its LRU and
- * with no reference but the dropper's, which then freed it.
+ * every write ends clean on a PG_dropbehind folio that is off the LRU (the
+ * workers held, each folio is looked at while it waits), and every folio
+ * is then gone from the swap cache and back in the page allocator.
+ * DROPBEHIND_DROPPED counts a folio only once __remove_mapping() took it
+ * off the swap cache with no reference but the worker's.
  */
 static void test_writeback_dropbehind(struct kunit *test)
 {
@@ -299,25 +347,119 @@ static void test_writeback_dropbehind(struct kunit *test)
 	{
 		const struct tdev *dev = test->param_value;
 		struct tevents *e0 = tevents_alloc(test), *e1 = tevents_alloc(test);
+		unsigned long *pfns = kunit_kcalloc(test, NPAGES, sizeof(*pfns), GFP_KERNEL);
 		struct zsmod_pool_stats st0;
+		unsigned int i, nfolios = 0;
 		struct tdata *td;
 		unsigned long zs0;
 
+		KUNIT_ASSERT_NOT_NULL(test, pfns);
 		td = setup_path(test, dev->node, true, NPAGES, 0x1000, NULL, NULL);
 		zswap_pools_stats(&st0);
 		zs0 = nr_zspages();
+		hold_workers(test);
 		tevents_read(e0);
-		writeback_all(test, td, e0, e1, true);
+		for (i = 0; i < td->n; i++)
+			KUNIT_EXPECT_EQ_MSG(test, zswap_writeback_kunit(td->swp[i]), 0, "page %u", i);
+		wait_event_delta(e0, e1, DROPBEHIND_WB_END, td->n);
+		for (i = 0; i < td->n; i++) {
+			struct folio *folio = swap_cache_folio_kunit(td->swp[i]);
+
+			KUNIT_EXPECT_NOT_NULL_MSG(test, folio, "page %u", i);
+			if (!folio)
+				continue;
+			pfns[nfolios++] = folio_pfn(folio);
+			KUNIT_EXPECT_FALSE(test, folio_test_writeback(folio));
+			KUNIT_EXPECT_FALSE(test, folio_test_dirty(folio));
+			KUNIT_EXPECT_FALSE(test, folio_test_lru(folio));
+			KUNIT_EXPECT_FALSE(test, folio_test_dropbehind(folio));
+			KUNIT_EXPECT_FALSE(test, folio_test_reclaim(folio));
+			folio_put(folio);
+		}
+		kunit_release_action(test, release_workers, NULL);
+		folio_end_dropbehind_flush_kunit();
+		tevents_read(e1);
 
 		expect_pool_shrank(test, &st0, zs0, NPAGES);
+		KUNIT_EXPECT_EQ(test, nfolios, (unsigned int)NPAGES);
 		KUNIT_EXPECT_EQ(test, tevents_delta(e0, e1, ZSWPWB), (long)NPAGES);
 		KUNIT_EXPECT_EQ(test, tevents_delta(e0, e1, PSWPOUT), (long)NPAGES);
 		/* only zswap sets the flag, before the write starts */
 		KUNIT_EXPECT_EQ(test, tevents_delta(e0, e1, DROPBEHIND_WB_END), (long)NPAGES);
 		KUNIT_EXPECT_EQ(test, tevents_delta(e0, e1, DROPBEHIND_DROPPED), (long)NPAGES);
-		KUNIT_EXPECT_EQ(test, tevents_delta(e0, e1, DROPBEHIND_KEPT), 0L);
-		KUNIT_EXPECT_EQ(test, tevents_delta(e0, e1, DROPBEHIND_QUEUE_FULL), 0L);
+		KUNIT_EXPECT_EQ(test, kept(e0, e1), 0L);
 		KUNIT_EXPECT_EQ(test, swap_cached(td), 0U);
+		KUNIT_EXPECT_EQ(test, leaked_folios(pfns, nfolios), 0U);
+	}
+#endif
+}
+
+/*
+ * Each way a written-back folio is kept, forced while the workers are
+ * held: one folio referenced by the test through every try (kept busy),
+ * one dirtied (kept dirty), one read back by its shmem file (which takes
+ * it out of the swap cache: left); the rest are dropped. A kept folio goes
+ * on the LRU it was kept off, and every page reads back right.
+ */
+static void test_dropbehind_kept(struct kunit *test)
+{
+	NEED_PATH(test);
+#ifdef HAVE_DROPBEHIND_PATH
+	{
+		enum { BUSY, DIRTY, LEFT, NKEPT };
+		const unsigned int n = 16;
+		struct tevents *e0 = tevents_alloc(test), *e1 = tevents_alloc(test);
+		struct folio *folio, *busy = NULL;
+		unsigned int i;
+		struct tdata *td;
+
+		td = setup_path(test, "ram0", true, n, 0x6000, NULL, NULL);
+		hold_workers(test);
+		tevents_read(e0);
+		for (i = 0; i < n; i++)
+			KUNIT_EXPECT_EQ_MSG(test, zswap_writeback_kunit(td->swp[i]), 0, "page %u", i);
+		KUNIT_EXPECT_EQ(test, wait_event_delta(e0, e1, DROPBEHIND_WB_END, n), (long)n);
+
+		busy = swap_cache_folio_kunit(td->swp[BUSY]);	/* held to the end */
+		KUNIT_ASSERT_NOT_NULL(test, busy);
+		KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test, put_folio, busy));
+		folio = swap_cache_folio_kunit(td->swp[DIRTY]);
+		KUNIT_ASSERT_NOT_NULL(test, folio);
+		folio_lock(folio);
+		folio_mark_dirty(folio);
+		folio_unlock(folio);
+		folio_put(folio);
+		KUNIT_EXPECT_EQ(test, tdata_check(td, LEFT), -1L);
+
+		kunit_release_action(test, release_workers, NULL);
+		folio_end_dropbehind_flush_kunit();
+		tevents_read(e1);
+		KUNIT_EXPECT_EQ(test, tevents_delta(e0, e1, DROPBEHIND_KEPT_BUSY), 1L);
+		KUNIT_EXPECT_EQ(test, tevents_delta(e0, e1, DROPBEHIND_KEPT_DIRTY), 1L);
+		KUNIT_EXPECT_EQ(test, tevents_delta(e0, e1, DROPBEHIND_LEFT), 1L);
+		KUNIT_EXPECT_EQ(test, tevents_delta(e0, e1, DROPBEHIND_KEPT_MAPPED), 0L);
+		KUNIT_EXPECT_EQ(test, tevents_delta(e0, e1, DROPBEHIND_DROPPED), (long)(n - NKEPT));
+
+		/* the kept ones on the LRU, the busy and dirty ones still cached */
+		lru_add_drain_all();
+		KUNIT_EXPECT_TRUE(test, folio_test_lru(busy));
+		KUNIT_EXPECT_TRUE(test, folio_test_swapcache(busy));
+		folio = swap_cache_folio_kunit(td->swp[DIRTY]);
+		KUNIT_EXPECT_NOT_NULL(test, folio);
+		if (folio) {
+			KUNIT_EXPECT_TRUE(test, folio_test_lru(folio));
+			KUNIT_EXPECT_TRUE(test, folio_test_dirty(folio));
+			folio_put(folio);
+		}
+		folio = filemap_get_folio(td->file->f_mapping, LEFT);
+		KUNIT_EXPECT_FALSE(test, IS_ERR(folio));
+		if (!IS_ERR(folio)) {
+			KUNIT_EXPECT_TRUE(test, folio_test_lru(folio));
+			KUNIT_EXPECT_FALSE(test, folio_test_swapcache(folio));
+			folio_put(folio);
+		}
+		for (i = 0; i < n; i++)
+			KUNIT_EXPECT_EQ_MSG(test, tdata_check(td, i), -1L, "page %u", i);
 	}
 #endif
 }
@@ -563,15 +705,15 @@ static void test_writeback_races(struct kunit *test)
 		}
 		kunit_info(test, "%u rounds, %u migration attempts; written back %u, taken by the reader %u; dropped %ld, kept %ld; pool: pages compacted %lu, migrated %lu\n",
 			   rounds, attempts, ok, gone, tevents_delta(e0, e1, DROPBEHIND_DROPPED),
-			   tevents_delta(e0, e1, DROPBEHIND_KEPT),
+			   kept(e0, e1),
 			   st1.pages_compacted - st0.pages_compacted,
 			   st1.pages_migrated - st0.pages_migrated);
 		KUNIT_EXPECT_EQ(test, atomic_read(&r->bad_data), 0);
 		KUNIT_EXPECT_GT(test, ok, 0U);
 		KUNIT_EXPECT_EQ(test, tevents_delta(e0, e1, ZSWPWB), (long)ok);
 		KUNIT_EXPECT_EQ(test, tevents_delta(e0, e1, DROPBEHIND_WB_END), (long)ok);
-		KUNIT_EXPECT_EQ(test, tevents_delta(e0, e1, DROPBEHIND_DROPPED) +
-				tevents_delta(e0, e1, DROPBEHIND_KEPT), (long)ok);
+		KUNIT_EXPECT_EQ(test, tevents_delta(e0, e1, DROPBEHIND_DROPPED) + kept(e0, e1),
+				(long)ok);
 		/* every page was read: written back or not, it left zswap */
 		KUNIT_EXPECT_EQ(test, st1.objs_used, st_base.objs_used);
 		KUNIT_EXPECT_GT(test, st1.pages_compacted - st0.pages_compacted, 0UL);
@@ -635,8 +777,10 @@ static void test_writeback_write_error(struct kunit *test)
 
 		KUNIT_EXPECT_EQ(test, st0.objs_used - st1.objs_used, (unsigned long)n);
 		KUNIT_EXPECT_EQ(test, tevents_delta(e0, e1, ZSWPWB), (long)n);
-		KUNIT_EXPECT_EQ(test, tevents_delta(e0, e1, DROPBEHIND_WB_END), 0L);
+		KUNIT_EXPECT_EQ(test, tevents_delta(e0, e1, DROPBEHIND_WB_END), (long)n);
+		KUNIT_EXPECT_EQ(test, tevents_delta(e0, e1, DROPBEHIND_KEPT_DIRTY), (long)n);
 		KUNIT_EXPECT_EQ(test, tevents_delta(e0, e1, DROPBEHIND_DROPPED), 0L);
+		lru_add_drain_all();
 		for (i = 0; i < n; i++) {
 			struct folio *folio = swap_cache_folio_kunit(td->swp[i]);
 
@@ -644,6 +788,7 @@ static void test_writeback_write_error(struct kunit *test)
 			if (!folio)
 				continue;
 			KUNIT_EXPECT_TRUE(test, folio_test_dirty(folio));
+			KUNIT_EXPECT_TRUE(test, folio_test_lru(folio));
 			KUNIT_EXPECT_FALSE(test, folio_test_writeback(folio));
 			KUNIT_EXPECT_FALSE(test, folio_test_dropbehind(folio));
 			folio_put(folio);
@@ -705,6 +850,7 @@ static struct kunit_case dropbehind_cases[] = {
 	KUNIT_CASE_PARAM(test_writeback_dropbehind, tdev_gen_params),
 	KUNIT_CASE_PARAM(test_writeback_reclaim, tdev_gen_params),
 	KUNIT_CASE_PARAM(test_writeback_data, tdev_gen_params),
+	KUNIT_CASE(test_dropbehind_kept),
 	KUNIT_CASE_SLOW(test_writeback_races),
 	KUNIT_CASE(test_writeback_write_error),
 	KUNIT_CASE(test_dropbehind_zspages),
