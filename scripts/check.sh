@@ -199,14 +199,12 @@ rt_guest() {
 # badinput: knobs and module life, the same on every kernel), on the KUnit
 # test kernel: KASAN, UBSAN, KFENCE, DEBUG_PAGEALLOC, slab debugging,
 # lockdep and full preemption watch real swap traffic through the module.
-# Here also dropbehind_user: real processes' memory through the test
-# kernel's PG_dropbehind path (it needs the kernel's patches 0004-0005).
 # The kernel's test_zswap runs on the stock and -rt guests only: here it
 # took 200 of the guest's 630 s and reaches no path of the module that the
 # storm and the pressure run below do not.
 ddir=$out/build-debug
 debug_guest() {
-	local tests=roundtrip+writeback+migrate+tracepoints+dropbehind_user
+	local tests=roundtrip+writeback+migrate+tracepoints
 	[ -z "$only" ] || tests=${only//,/+}
 	selftest_guest "$tkdir/build/arch/x86/boot/bzImage" "$ddir/zsmalloc_mod.ko" \
 		"$out/debug-guest.log" 1200 --append "page_poison=1 zsmod_tests=$tests"
