@@ -83,7 +83,12 @@ static unsigned int swap_cached(const swp_entry_t *swp, unsigned int n)
 	return cached;
 }
 
-#define DELTA(item) ((long)(ev[item] - ev0[item]))
+static long delta(const unsigned long *ev0, const unsigned long *ev, enum vm_event_item item)
+{
+	return (long)(ev[item] - ev0[item]);
+}
+
+#define DELTA(item) delta(ev0, ev, item)
 
 /* kept since @ev0, for any reason */
 static long kept(const unsigned long *ev0, const unsigned long *ev)

@@ -360,7 +360,8 @@ static void test_writeback_dropbehind(struct kunit *test)
 		hold_workers(test);
 		tevents_read(e0);
 		for (i = 0; i < td->n; i++)
-			KUNIT_EXPECT_EQ_MSG(test, zswap_writeback_kunit(td->swp[i]), 0, "page %u", i);
+			KUNIT_EXPECT_EQ_MSG(test, zswap_writeback_kunit(td->swp[i]), 0,
+					    "page %u", i);
 		wait_event_delta(e0, e1, DROPBEHIND_WB_END, td->n);
 		for (i = 0; i < td->n; i++) {
 			struct folio *folio = swap_cache_folio_kunit(td->swp[i]);
@@ -417,7 +418,8 @@ static void test_dropbehind_kept(struct kunit *test)
 		hold_workers(test);
 		tevents_read(e0);
 		for (i = 0; i < n; i++)
-			KUNIT_EXPECT_EQ_MSG(test, zswap_writeback_kunit(td->swp[i]), 0, "page %u", i);
+			KUNIT_EXPECT_EQ_MSG(test, zswap_writeback_kunit(td->swp[i]), 0,
+					    "page %u", i);
 		KUNIT_EXPECT_EQ(test, wait_event_delta(e0, e1, DROPBEHIND_WB_END, n), (long)n);
 
 		busy = swap_cache_folio_kunit(td->swp[BUSY]);	/* held to the end */

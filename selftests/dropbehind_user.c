@@ -18,7 +18,6 @@
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,24 +37,26 @@
 #define PAGE	4096UL
 #define CHUNK	64		/* pages per chunk, the unit of every operation */
 #define NCHUNKS	256		/* 64 MiB */
-#define WORDS	(PAGE / sizeof(uint64_t))
+#define WORDS	(PAGE / sizeof(unsigned long long))
 
 enum { VALID, ZERO, FREED };	/* FREED: MADV_FREE, reads zero or the old data */
 
 struct chunk {
 	pthread_mutex_t lock;
 	int state;
-	uint32_t gen;
+	unsigned int gen;
 };
 
 static char *mem;
 static struct chunk chunks[NCHUNKS];
-static volatile sig_atomic_t stop;
+/* set by SIGTERM's handler, read by every thread */
+static int stop;
+#define STOPPED() __atomic_load_n(&stop, __ATOMIC_RELAXED)
 
 /* Compressible, and different for each page and generation */
-static uint64_t tag(unsigned long page, uint32_t gen)
+static unsigned long long tag(unsigned long page, unsigned int gen)
 {
-	return 0x8000000000000000ULL | (uint64_t)page << 32 | gen;
+	return 0x8000000000000000ULL | (unsigned long long)page << 32 | gen;
 }
 
 static void fill(unsigned int c)
@@ -64,7 +65,7 @@ static void fill(unsigned int c)
 	unsigned int w;
 
 	for (p = c * CHUNK; p < (c + 1) * CHUNK; p++) {
-		uint64_t *v = (uint64_t *)(mem + p * PAGE);
+		unsigned long long *v = (unsigned long long *)(mem + p * PAGE);
 
 		for (w = 0; w < WORDS; w++)
 			v[w] = tag(p, chunks[c].gen) ^ (w & 7);
@@ -78,7 +79,7 @@ static long check(unsigned int c)
 	unsigned int w;
 
 	for (p = c * CHUNK; p < (c + 1) * CHUNK; p++) {
-		const uint64_t *v = (const uint64_t *)(mem + p * PAGE);
+		const unsigned long long *v = (const unsigned long long *)(mem + p * PAGE);
 		int zero = 1, data = 1;
 
 		for (w = 0; w < WORDS; w++) {
@@ -105,7 +106,7 @@ static void *reader(void *arg)
 	unsigned int seed = 1;
 
 	(void)arg;
-	while (!stop) {
+	while (!STOPPED()) {
 		unsigned int c = rnd(&seed, NCHUNKS);
 
 		pthread_mutex_lock(&chunks[c].lock);
@@ -123,7 +124,7 @@ static void *mutator(void *arg)
 	unsigned int seed = 2;
 
 	(void)arg;
-	while (!stop) {
+	while (!STOPPED()) {
 		unsigned int c = rnd(&seed, NCHUNKS), op = rnd(&seed, 4);
 		char *at = mem + c * CHUNK * PAGE;
 
@@ -191,7 +192,7 @@ static long fork_check(unsigned int c)
 static void on_stop(int sig)
 {
 	(void)sig;
-	stop = 1;
+	__atomic_store_n(&stop, 1, __ATOMIC_RELAXED);
 }
 
 /* The process in the memcg: results on @out when SIGTERM stops it */
@@ -214,7 +215,7 @@ static void child(int out)
 		_exit(2);
 	pthread_create(&r, NULL, reader, NULL);
 	pthread_create(&m, NULL, mutator, NULL);
-	while (!stop) {
+	while (!STOPPED()) {
 		fork_bad += fork_check(rnd(&seed, NCHUNKS));
 		forks++;
 		usleep(200000);
@@ -237,7 +238,9 @@ static const char *const counters[] = {
 	"zswpwb", "dropbehind_wb_end", "dropbehind_dropped", "dropbehind_kept_dirty",
 	"dropbehind_kept_mapped", "dropbehind_kept_busy", "dropbehind_left",
 };
-#define NCOUNTERS (sizeof(counters) / sizeof(counters[0]))
+
+#define NCOUNTERS ARRAY_SIZE(counters)
+
 enum { WB, WB_END, DROPPED, KEPT_DIRTY, KEPT_MAPPED, KEPT_BUSY, LEFT };
 
 static void read_counters(long *v)
@@ -344,9 +347,10 @@ int main(int argc, char **argv)
 	}
 	write_str(SWITCH, "0");
 
-	ksft_print_msg("%ld s, %d swapoffs, %ld forks; ops rewrite %ld dontneed %ld free %ld remap %ld\n",
-		       (long)(time(NULL) - start), swapoffs, res[3], res[4], res[5], res[6],
-		       res[7]);
+	ksft_print_msg("%ld s, %d swapoffs, %ld forks\n", (long)(time(NULL) - start), swapoffs,
+		       res[3]);
+	ksft_print_msg("ops: rewrite %ld dontneed %ld free %ld remap %ld\n",
+		       res[4], res[5], res[6], res[7]);
 	for (i = 0; i < (int)NCOUNTERS; i++)
 		ksft_print_msg("%s %ld\n", counters[i], v1[i] - v0[i]);
 	ksft_test_result(res[3] > 0 && res[4] > 0, "the process ran (forks, operations)\n");
