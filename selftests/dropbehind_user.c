@@ -21,7 +21,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/swap.h>
 #include <sys/wait.h>
@@ -53,10 +55,26 @@ static struct chunk chunks[NCHUNKS];
 static int stop;
 #define STOPPED() __atomic_load_n(&stop, __ATOMIC_RELAXED)
 
-/* Compressible, and different for each page and generation */
+/* Different for each page and generation */
 static unsigned long long tag(unsigned long page, unsigned int gen)
 {
 	return 0x8000000000000000ULL | (unsigned long long)page << 32 | gen;
+}
+
+/*
+ * Word @w of a page tagged @t: the first half hashed (splitmix64's
+ * finaliser), the second half repetitive, so that a page compresses to
+ * about half (zswap keeps it, and its memcg limit fills up).
+ */
+static unsigned long long word(unsigned long long t, unsigned int w)
+{
+	unsigned long long x = t ^ w;
+
+	if (w >= WORDS / 2)
+		return t ^ (w & 7);
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+	return x ^ (x >> 31);
 }
 
 static void fill(unsigned int c)
@@ -68,7 +86,7 @@ static void fill(unsigned int c)
 		unsigned long long *v = (unsigned long long *)(mem + p * PAGE);
 
 		for (w = 0; w < WORDS; w++)
-			v[w] = tag(p, chunks[c].gen) ^ (w & 7);
+			v[w] = word(tag(p, chunks[c].gen), w);
 	}
 }
 
@@ -84,7 +102,7 @@ static long check(unsigned int c)
 
 		for (w = 0; w < WORDS; w++) {
 			zero &= v[w] == 0;
-			data &= v[w] == (tag(p, chunks[c].gen) ^ (w & 7));
+			data &= v[w] == word(tag(p, chunks[c].gen), w);
 		}
 		if (!(chunks[c].state == VALID ? data :
 		      chunks[c].state == ZERO ? zero : zero || data))
@@ -237,6 +255,7 @@ static void child(int out)
 static const char *const counters[] = {
 	"zswpwb", "dropbehind_wb_end", "dropbehind_dropped", "dropbehind_kept_dirty",
 	"dropbehind_kept_mapped", "dropbehind_kept_busy", "dropbehind_left",
+	"zswpout", "pswpout",
 };
 
 #define NCOUNTERS ARRAY_SIZE(counters)
@@ -271,10 +290,11 @@ int main(int argc, char **argv)
 	const char *backend = ZSMOD_NAME;
 	long v0[NCOUNTERS], v1[NCOUNTERS], res[8] = { 0 };
 	int secs = 30, pipefd[2], swapoffs = 0, i, opt, err;
-	time_t start, now;
+	time_t start, now, last_swapoff;
 	char dev[256], pidbuf[32], r;
 	pid_t pid;
 
+	setvbuf(stdout, NULL, _IOLBF, 0);	/* a runner's pipe: line by line */
 	while ((opt = getopt(argc, argv, "b:s:")) != -1) {
 		if (opt == 'b')
 			backend = optarg;
@@ -294,13 +314,30 @@ int main(int argc, char **argv)
 	rmdir(CG);
 	if (mkdir(CG, 0755))
 		ksft_exit_fail_msg("mkdir %s: %s\n", CG, strerror(errno));
-	/* room for swapoff to bring everything back; zswap holds 2 MiB at most */
+	/*
+	 * Room for swapoff to bring everything back; zswap holds 64 KiB at
+	 * most (a few dozen of these pages), so nearly every store writes an
+	 * older entry back first.
+	 */
 	write_str(CG "/memory.max", "256M");
-	write_str(CG "/memory.zswap.max", "2M");
+	write_str(CG "/memory.zswap.max", "64K");
 	if (pipe(pipefd))
 		ksft_exit_fail_msg("pipe: %s\n", strerror(errno));
 	pid = fork();
 	if (!pid) {
+		/*
+		 * Stopped with the test, whatever stops it (a runner's timeout
+		 * kills only the test), and off its output: a runner reading
+		 * that to its end must not wait for this process.
+		 */
+		int null = open("/dev/null", O_WRONLY);
+
+		prctl(PR_SET_PDEATHSIG, SIGTERM);
+		if (null < 0 || dup2(null, 1) < 0 || dup2(null, 2) < 0)
+			_exit(2);
+		close(null);
+		if (getppid() == 1)
+			_exit(2);
 		snprintf(pidbuf, sizeof(pidbuf), "%d", getpid());
 		if (write_str(CG "/cgroup.procs", pidbuf))
 			_exit(2);
@@ -313,6 +350,7 @@ int main(int argc, char **argv)
 
 	read_counters(v0);
 	start = time(NULL);
+	last_swapoff = start;
 	for (i = 0;; i++) {
 		now = time(NULL);
 		read_counters(v1);
@@ -323,10 +361,14 @@ int main(int argc, char **argv)
 		/* push the process out: into zswap, and zswap back to the disk */
 		write_str(CG "/memory.reclaim", "32M");
 		usleep(50000);
-		if (dev[0] && i % 40 == 39) {
+		if (dev[0] && time(NULL) - last_swapoff >= 10) {
+			last_swapoff = time(NULL);
 			err = swapoff(dev);
-			if (!err)
-				swapoffs++;
+			if (err) {
+				ksft_print_msg("swapoff %s: %s\n", dev, strerror(errno));
+				continue;
+			}
+			swapoffs++;
 			if (swapon(dev, 0))
 				ksft_exit_fail_msg("swapon %s: %s\n", dev, strerror(errno));
 		}
