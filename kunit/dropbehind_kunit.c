@@ -468,6 +468,71 @@ static void test_dropbehind_kept(struct kunit *test)
 }
 
 /*
+ * A folio busy at its first try and free at a later one is dropped: the
+ * worker tries again after a sleep. The writes end on the test's CPU (it
+ * stays there while it writes; brd ends them in the task), so one worker
+ * has them all, in order, the one the test holds first: once the others
+ * are dropped, that folio has had its first try. The test lets it go and
+ * the worker's next try drops it. A round in which the test came too late
+ * (every try spent while it did not run) is counted and run again.
+ */
+static void test_dropbehind_retry(struct kunit *test)
+{
+	NEED_PATH(test);
+#ifdef HAVE_DROPBEHIND_PATH
+	{
+		const unsigned int n = 8, rounds = 3;
+		struct tevents *e0 = tevents_alloc(test), *e1 = tevents_alloc(test);
+		unsigned int i, round, late = 0;
+		bool retried = false;
+		struct tdata *td;
+
+		td = setup_path(test, "ram0", true, n * rounds, 0x7000, NULL, NULL);
+		for (round = 0; round < rounds && !retried; round++) {
+			unsigned int first = round * n;
+			unsigned long deadline;
+			struct folio *busy;
+
+			hold_workers(test);
+			tevents_read(e0);
+			migrate_disable();
+			for (i = first; i < first + n; i++)
+				KUNIT_EXPECT_EQ_MSG(test, zswap_writeback_kunit(td->swp[i]), 0,
+						    "page %u", i);
+			migrate_enable();
+			KUNIT_ASSERT_EQ(test, wait_event_delta(e0, e1, DROPBEHIND_WB_END, n),
+					(long)n);
+			busy = swap_cache_folio_kunit(td->swp[first]);
+			KUNIT_ASSERT_NOT_NULL(test, busy);
+			kunit_release_action(test, release_workers, NULL);
+			deadline = jiffies + 10 * HZ;
+			do {
+				usleep_range(200, 500);
+				tevents_read(e1);
+			} while (tevents_delta(e0, e1, DROPBEHIND_DROPPED) < n - 1 &&
+				 time_before(jiffies, deadline));
+			folio_put(busy);
+			folio_end_dropbehind_flush_kunit();
+			tevents_read(e1);
+			KUNIT_EXPECT_EQ(test, tevents_delta(e0, e1, DROPBEHIND_WB_END), (long)n);
+			KUNIT_EXPECT_EQ(test, tevents_delta(e0, e1, DROPBEHIND_DROPPED) +
+					tevents_delta(e0, e1, DROPBEHIND_KEPT_BUSY), (long)n);
+			if (tevents_delta(e0, e1, DROPBEHIND_DROPPED) == n)
+				retried = true;
+			else
+				late++;
+		}
+		kunit_info(test, "%u round(s), %u in which the folio was kept busy\n", round, late);
+		KUNIT_EXPECT_TRUE_MSG(test, retried,
+				      "a folio busy at its first try was kept in each of %u rounds",
+				      rounds);
+		for (i = 0; i < td->n; i++)
+			KUNIT_EXPECT_EQ_MSG(test, tdata_check(td, i), -1L, "page %u", i);
+	}
+#endif
+}
+
+/*
  * zswap.writeback_dropbehind=0, the stock behaviour: the same writeback
  * leaves every folio in the swap cache, clean and up to date, PG_reclaim
  * spent, no PG_dropbehind; nothing is dropped. PG_reclaim did its job:
@@ -879,6 +944,7 @@ static struct kunit_case dropbehind_cases[] = {
 	KUNIT_CASE_PARAM(test_writeback_reclaim, tdev_gen_params),
 	KUNIT_CASE_PARAM(test_writeback_data, tdev_gen_params),
 	KUNIT_CASE(test_dropbehind_kept),
+	KUNIT_CASE(test_dropbehind_retry),
 	KUNIT_CASE_SLOW(test_writeback_races),
 	KUNIT_CASE(test_writeback_write_error),
 	KUNIT_CASE(test_dropbehind_zspages),
