@@ -204,7 +204,7 @@ rt_guest() {
 # storm and the pressure run below do not.
 ddir=$out/build-debug
 debug_guest() {
-	local tests=roundtrip+writeback+migrate+tracepoints+dropbehind_user:-s,10
+	local tests=roundtrip+writeback+migrate+tracepoints
 	[ -z "$only" ] || tests=${only//,/+}
 	selftest_guest "$tkdir/build/arch/x86/boot/bzImage" "$ddir/zsmalloc_mod.ko" \
 		"$out/debug-guest.log" 1200 --append "page_poison=1 zsmod_tests=$tests"

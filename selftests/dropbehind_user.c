@@ -39,7 +39,7 @@
 #define CG	"/sys/fs/cgroup/zsmod-dbuser"
 #define PAGE	4096UL
 #define CHUNK	64		/* pages per chunk, the unit of every operation */
-#define NCHUNKS	128		/* 32 MiB */
+#define NCHUNKS	256		/* 64 MiB */
 #define WORDS	(PAGE / sizeof(unsigned long long))
 
 enum { VALID, ZERO, FREED };	/* FREED: MADV_FREE, reads zero or the old data */
@@ -360,7 +360,7 @@ int main(int argc, char **argv)
 		     now - start >= 3 * secs))
 			break;
 		/* push the process out: into zswap, and zswap back to the disk */
-		write_str(CG "/memory.reclaim", "8M");
+		write_str(CG "/memory.reclaim", "32M");
 		usleep(50000);
 		if (dev[0] && time(NULL) - last_swapoff >= 10) {
 			err = swapoff(dev);
