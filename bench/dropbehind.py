@@ -6,8 +6,15 @@ in the swap cache after it, PG_reclaim against PG_dropbehind.
 
 A raw line (bench/guest-dropbehind.sh, bench/zsmod_dropbehind.c):
   # db mode=reclaim round=1 pages=4096 written=4096 storm_us=... rss@0=...
-       rss@1=... drop_us=... dropped=... kept=...
+       rss@1=... drop_us=... dropped=... kept=... busy=... reclaim_us=...
+       reclaimed=... left=...
 Round 0 is a warm-up and left out; the figures are medians over rounds.
+
+"Memory free after" is, for PG_dropbehind, the time from the end of the
+storm until the worker had settled every folio (drop_us), plus the reclaim
+pass if that still freed any; for PG_reclaim, the reclaim pass alone: the
+time it would take if reclaim ran the moment the storm ended, the best
+case for it.
 """
 import argparse
 import csv
@@ -40,6 +47,17 @@ def parse(path):
     return rows
 
 
+def free_us(r):
+    """Microseconds from the storm's end until its pages were free again, or -1."""
+    if r["left"] > 0:
+        return -1
+    if r["mode"] == "reclaim":
+        return r["reclaim_us"]
+    if r["drop_us"] < 0:
+        return -1
+    return r["drop_us"] + (r["reclaim_us"] if r["reclaimed"] > 0 else 0)
+
+
 def med(vals):
     return statistics.median(vals) if vals else float("nan")
 
@@ -56,7 +74,7 @@ def main():
     samples = sorted(int(k[4:]) for k in rows[0] if k.startswith("rss@"))
     cols = ["mode", "round", "pages", "written", "storm_us"] + \
         [c % s for s in samples for c in ("at@%d", "rss@%d")] + \
-        ["drop_us", "dropped", "kept", "busy"]
+        ["drop_us", "dropped", "kept", "busy", "reclaim_us", "reclaimed", "left"]
     with open(os.path.join(a.out, "dropbehind.csv"), "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=cols, extrasaction="ignore")
         w.writeheader()
@@ -68,6 +86,7 @@ def main():
         if not rs:
             continue
         drops = [r["drop_us"] for r in rs]
+        frees = [free_us(r) for r in rs]
         summ[m] = {
             "n": len(rs),
             "written": med([r["written"] for r in rs]),
@@ -78,6 +97,10 @@ def main():
             "dropped": med([r["dropped"] for r in rs]),
             "kept": med([r["kept"] for r in rs]),
             "busy": med([r["busy"] for r in rs]),
+            "reclaim_ms": med([r["reclaim_us"] for r in rs]) / 1000,
+            "reclaimed": med([r["reclaimed"] for r in rs]),
+            "left": med([r["left"] for r in rs]),
+            "free_ms": med(frees) / 1000 if min(frees) >= 0 else None,
         }
 
     # one block per mode: when each sample began (ms after the storm), pages found
@@ -107,7 +130,8 @@ plot 'dropbehind.dat' index 0 using ($1+1):2 with linespoints lw 2 title "PG_rec
     meta = dict(line.rstrip("\n").split("=", 1) for line in open(a.meta) if "=" in line)
     out = []
     out.append(".. SPDX-License-Identifier: GPL-2.0\n")
-    out.append("Written back, then dropped?\n===========================\n")
+    title = "Written back, then dropped? (%s kernel)" % meta.get("kind", "debug")
+    out.append("%s\n%s\n" % (title, "=" * len(title)))
     out.append("Measured %s at %s on %s with ``%s``; medians of %d rounds "
                "after a warm-up (``dropbehind.csv`` has every storm).\n"
                % (meta.get("date", "?"), meta.get("commit", "?"),
@@ -116,7 +140,8 @@ plot 'dropbehind.dat' index 0 using ($1+1):2 with linespoints lw 2 title "PG_rec
     out.append(".. list-table::\n   :header-rows: 1\n")
     hdr = ["", "written back", "storm (ms)", "in the swap cache right after",
            "after %d ms" % last, "all settled after (ms)", "dropped", "kept",
-           "of which still busy"]
+           "of which still busy", "reclaim pass (ms)", "freed by it",
+           "memory free after (ms)"]
     out.append("   * - " + "\n     - ".join(hdr))
     for m in MODES:
         if m not in summ:
@@ -128,14 +153,21 @@ plot 'dropbehind.dat' index 0 using ($1+1):2 with linespoints lw 2 title "PG_rec
             gone = "n/a (never dropped)"
         else:
             gone = "not within %d" % last
+        free = "%.1f" % s["free_ms"] if s["free_ms"] is not None else \
+            "not freed (%d left)" % s["left"]
         cells = ["PG_%s" % m, "%d" % s["written"], "%.1f" % s["storm_ms"],
                  "%d" % s["rss"][samples[0]], "%d" % s["rss"][last], gone,
-                 "%d" % s["dropped"], "%d" % s["kept"], "%d" % s["busy"]]
+                 "%d" % s["dropped"], "%d" % s["kept"], "%d" % s["busy"],
+                 "%.1f" % s["reclaim_ms"], "%d" % s["reclaimed"], free]
         out.append("   * - " + "\n     - ".join(cells))
     if len(summ) == 2 and summ["reclaim"]["storm_ms"] > 0:
         out.append("\nStorm time, PG_dropbehind / PG_reclaim: %.2f (the same writes; "
                    "the drops run on a worker meanwhile).\n"
                    % (summ["dropbehind"]["storm_ms"] / summ["reclaim"]["storm_ms"]))
+        fr, fd = summ["reclaim"]["free_ms"], summ["dropbehind"]["free_ms"]
+        if fr is not None and fd:
+            out.append("Memory free, PG_reclaim (a reclaim pass right after the storm) / "
+                       "PG_dropbehind (its worker): %.1f.\n" % (fr / fd))
     with open(os.path.join(a.out, "dropbehind.rst"), "w") as f:
         f.write("\n".join(out) + "\n")
 

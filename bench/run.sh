@@ -52,11 +52,14 @@
 #              meta_bytes like the module's other caches. With overlay
 #              results in bench/results, bench/modes.py writes the two modes
 #              side by side into modes.rst
-#   --dropbehind [--rounds N] [--pages P] [--out DIR]  (first argument
-#              only) a zswap writeback storm out of zsmalloc_mod on the
-#              debug test kernel, PG_reclaim against PG_dropbehind: how long
-#              the written-back pages stay in the swap cache. Runs
-#              bench/dropbehind.sh; results in bench/results/dropbehind
+#   --dropbehind [--kernel bench|debug] [--rounds N] [--pages P] [--out DIR]
+#              (first argument only) a zswap writeback storm out of
+#              zsmalloc_mod on the bench kernel (the test kernel's patches,
+#              Debian's configuration of what costs time) or the debug test
+#              kernel, PG_reclaim against PG_dropbehind: the storm's time, how
+#              long the written-back pages stay in the swap cache, how long
+#              reclaim takes to free them. Runs bench/dropbehind.sh; results
+#              in bench/results/dropbehind/KERNEL
 #   --rev REV  build the allocator (zsmalloc_mod.[ch], zpdesc.h, Kbuild) from
 #              commit REV instead of the working tree; bench/ always comes
 #              from the working tree. results.rst records what was built.

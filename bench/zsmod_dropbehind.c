@@ -20,7 +20,13 @@
  * microseconds after it and found R pages in the swap cache)
  * where drop_us is the time from the end of the storm until the last
  * folio was dropped or kept, or -1 if that had not happened by the last
- * sample. Meant for a guest under qemu -icount (time counts instructions).
+ * sample; then
+ *     reclaim_us=U reclaimed=F left=L
+ * from one reclaim pass over the written entries after the last sample,
+ * the same in both modes (what memory pressure does to the folios that
+ * PG_reclaim leaves behind): how long it took, the pages it freed, and the
+ * pages still in the swap cache after it. Meant for a guest under qemu
+ * -icount (time counts instructions).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -90,6 +96,45 @@ static long delta(const unsigned long *ev0, const unsigned long *ev, enum vm_eve
 
 #define DELTA(item) delta(ev0, ev, item)
 
+/* The swap-cache address space of @swp's folio, if it has one */
+static struct address_space *swap_cache_space(swp_entry_t swp)
+{
+	struct folio *folio = swap_cache_folio_kunit(swp);
+	struct address_space *mapping;
+
+	if (!folio)
+		return NULL;
+	mapping = folio_mapping(folio);
+	folio_put(folio);
+	return mapping;
+}
+
+/*
+ * Reclaim the storm's folios still in the swap cache, as reclaim under
+ * memory pressure would: one reclaim_mapping_kunit() call (one LRU drain)
+ * per run of consecutive swap offsets in one swap-cache address space.
+ */
+static unsigned long reclaim_left(const swp_entry_t *swp, unsigned int n)
+{
+	unsigned long freed = 0;
+	unsigned int i, j;
+
+	for (i = 0; i < n; i = j) {
+		struct address_space *mapping = swap_cache_space(swp[i]);
+		pgoff_t first = swp_offset(swp[i]);
+
+		j = i + 1;
+		if (!mapping)
+			continue;
+		while (j < n && swp_type(swp[j]) == swp_type(swp[i]) &&
+		       swp_offset(swp[j]) == first + (j - i) &&
+		       swap_cache_space(swp[j]) == mapping)
+			j++;
+		freed += reclaim_mapping_kunit(mapping, first, j - i);
+	}
+	return freed;
+}
+
 /* kept since @ev0, for any reason */
 static long kept(const unsigned long *ev0, const unsigned long *ev)
 {
@@ -108,6 +153,7 @@ static int storm(struct seq_buf *s)
 {
 	unsigned long *ev0, *ev;
 	unsigned int i, k, written = 0;
+	unsigned long freed;
 	s64 drop_us = -1;
 	swp_entry_t *swp;
 	struct file *file;
@@ -170,8 +216,13 @@ static int storm(struct seq_buf *s)
 		seq_buf_printf(s, "%u", swap_cached(swp, pages));
 	}
 	all_vm_events(ev);
-	seq_buf_printf(s, " drop_us=%lld dropped=%ld kept=%ld busy=%ld\n", drop_us,
+	seq_buf_printf(s, " drop_us=%lld dropped=%ld kept=%ld busy=%ld", drop_us,
 		       DELTA(DROPBEHIND_DROPPED), kept(ev0, ev), DELTA(DROPBEHIND_KEPT_BUSY));
+	t0 = ktime_get();
+	freed = reclaim_left(swp, pages);
+	t1 = ktime_get();
+	seq_buf_printf(s, " reclaim_us=%lld reclaimed=%lu left=%u\n",
+		       ktime_us_delta(t1, t0), freed, swap_cached(swp, pages));
 	ret = 0;
 put:
 	fput(file);

@@ -12,11 +12,14 @@
 #
 # <dir> is $ZSMOD_CACHE/kunit-kernel-<hash>, the hash covering the source
 # package version, kunit/config, kunit/patches/* and this script, so any
-# change rebuilds from scratch in a new directory. A directory is reused
+# change rebuilds from scratch in a new directory. With --bench it is
+# $ZSMOD_CACHE/bench-kernel-<hash>: the same source, configured by
+# kunit/config with kunit/bench.config's options in place of its own (no
+# sanitizers or debugging: for the benchmarks only). A directory is reused
 # only once it holds the .complete marker written after a full build; a
 # missing or partial one is rebuilt, so an empty cache always works.
 #
-# Usage: kunit/build-kernel.sh [-q]     (-q: build log only to a file)
+# Usage: kunit/build-kernel.sh [-q] [--bench]   (-q: build log only to a file)
 # Env:   ZSMOD_CACHE (default /var/cache/zsmalloc_mod), JOBS (default nproc+1)
 set -euo pipefail
 
@@ -24,23 +27,30 @@ here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/.." && pwd)
 cache=${ZSMOD_CACHE:-/var/cache/zsmalloc_mod}
 jobs=${JOBS:-$(($(nproc) + 1))}
-quiet=
-[ "${1:-}" = "-q" ] && quiet=1
+quiet='' kind=kunit
+for arg; do
+	case $arg in
+	-q) quiet=1 ;;
+	--bench) kind=bench ;;
+	*) echo "usage: $0 [-q] [--bench]" >&2; exit 2 ;;
+	esac
+done
 
 log() { echo "build-kernel: $*" >&2; }
 die() { log "ERROR: $*"; exit 1; }
 
 pristine=$("$top/vm/source.sh")
 srcver=$(dpkg-query -W -f='${Version}' linux-source-6.12)
-fragment=$here/config
+fragments=("$here/config")
+[ "$kind" = kunit ] || fragments+=("$here/bench.config")
 patches=("$here"/patches/*.patch)
 [ -f "${patches[0]}" ] || die "no patches in $here/patches"
 
 hash=$({
 	echo "linux-source-6.12 $srcver"
-	sha256sum "$fragment" "${patches[@]}" "$here/build-kernel.sh" | awk '{print $1}'
+	sha256sum "${fragments[@]}" "${patches[@]}" "$here/build-kernel.sh" | awk '{print $1}'
 } | sha256sum | cut -c1-16)
-dir=$cache/kunit-kernel-$hash
+dir=$cache/$kind-kernel-$hash
 src=$dir/src
 obj=$dir/build
 
@@ -86,6 +96,13 @@ mv "$src.tmp" "$src"
 
 # --- configuration --------------------------------------------------------
 mkdir -p "$obj"
+# The fragments as one: an option a later one sets replaces an earlier line.
+fragment=$dir/config.fragment
+awk '/^CONFIG_[A-Z0-9_]+=/ || /^# CONFIG_[A-Z0-9_]+ is not set$/ {
+		sym = $0; sub(/^# /, "", sym); sub(/[= ].*/, "", sym)
+		if (!(sym in line)) order[++n] = sym
+		line[sym] = $0 }
+	END { for (i = 1; i <= n; i++) print line[order[i]] }' "${fragments[@]}" >"$fragment"
 kmake() {
 	if [ -n "$quiet" ]; then
 		make -C "$src" O="$obj" ARCH=x86_64 "$@" >>"$dir/build.log" 2>&1 ||
@@ -114,9 +131,9 @@ while IFS= read -r line; do
 	esac
 done <"$fragment"
 if [ ${#missing[@]} -gt 0 ]; then
-	log "the configuration lacks options that kunit/config asks for:"
+	log "the configuration lacks options that ${fragments[*]#"$here/"} ask for:"
 	for m in "${missing[@]}"; do log "  $m"; done
-	die "fix kunit/config (dependencies?) and retry"
+	die "fix ${fragments[*]#"$here/"} (dependencies?) and retry"
 fi
 log "configuration: all $(grep -c '^CONFIG_\|^# CONFIG_.* is not set' "$fragment") options verified"
 

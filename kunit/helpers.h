@@ -196,6 +196,8 @@ void fi_fail_pages_end(void);
 static inline void set_fail_nth(unsigned int n) { }
 static inline unsigned int get_fail_nth(void) { return 0; }
 static inline void fi_setup(struct kunit *test) { }
+static inline void fi_page_filter(struct kunit *test, u32 min_order,
+				  bool ignore_gfp_reclaim) { }
 static inline void fi_fail_pages(unsigned int space) { }
 static inline void fi_fail_pages_end(void) { }
 #define NEED_FI(test) \

@@ -13,7 +13,7 @@
 # 50 MB allocation and a 100 ms sleep to get there, and fails when it has
 # not. The sleep is host time, so a loaded host leaves kswapd fewer guest
 # instructions per round (measured on the -rt guest: the peak crosses the
-# mark by 2-6% in 1.5-2 s when the host is idle). A watcher records how far
+# mark by 2-8% in 1.5-2 s when the host is idle). A watcher records how far
 # zswap got while the test's memcg existed; when that case failed, every
 # other case passed and the mark was never reached, the check did not run,
 # and the whole program runs again (TRIES times at most, each try counted).
