@@ -201,10 +201,11 @@ rt_guest() {
 # lockdep and full preemption watch real swap traffic through the module.
 # The kernel's test_zswap runs on the stock and -rt guests only: here it
 # took 200 of the guest's 630 s and reaches no path of the module that the
-# storm and the pressure run below do not.
+# storm and the pressure run below do not. dropbehind_user: the test
+# kernel's PG_dropbehind path with a real process's memory.
 ddir=$out/build-debug
 debug_guest() {
-	local tests=roundtrip+writeback+migrate+tracepoints
+	local tests=roundtrip+writeback+migrate+tracepoints+dropbehind_user:-s,10
 	[ -z "$only" ] || tests=${only//,/+}
 	selftest_guest "$tkdir/build/arch/x86/boot/bzImage" "$ddir/zsmalloc_mod.ko" \
 		"$out/debug-guest.log" 1200 --append "page_poison=1 zsmod_tests=$tests"
