@@ -74,21 +74,6 @@ static void fill_page(u8 *p, pgoff_t i)
 		memcpy(p + off, p, 64);
 }
 
-static unsigned int swap_cached(const swp_entry_t *swp, unsigned int n)
-{
-	unsigned int i, cached = 0;
-
-	for (i = 0; i < n; i++) {
-		struct folio *folio = swap_cache_folio_kunit(swp[i]);
-
-		if (folio) {
-			cached++;
-			folio_put(folio);
-		}
-	}
-	return cached;
-}
-
 static long delta(const unsigned long *ev0, const unsigned long *ev, enum vm_event_item item)
 {
 	return (long)(ev[item] - ev0[item]);
@@ -149,12 +134,50 @@ static long settled(const unsigned long *ev0, unsigned long *ev)
 	return DELTA(DROPBEHIND_DROPPED) + kept(ev0, ev);
 }
 
+/* The storm's written pages and the time its last one was settled */
+struct drop_watch {
+	const unsigned long *ev0;	/* the events before the storm */
+	unsigned long *ev;		/* room for the events now */
+	unsigned int written;
+	ktime_t end;			/* of the storm */
+	s64 drop_us;			/* from its end until all settled, or -1 */
+};
+
+static void drop_watch(struct drop_watch *w)
+{
+	if (w->drop_us < 0 && w->written && settled(w->ev0, w->ev) >= w->written)
+		w->drop_us = ktime_us_delta(ktime_get(), w->end);
+}
+
+/*
+ * Pages of @swp with a folio in the swap cache. A scan takes milliseconds:
+ * it looks out for the last drop meanwhile (@w, if not NULL).
+ */
+static unsigned int swap_cached(const swp_entry_t *swp, unsigned int n,
+				struct drop_watch *w)
+{
+	unsigned int i, cached = 0;
+
+	for (i = 0; i < n; i++) {
+		struct folio *folio = swap_cache_folio_kunit(swp[i]);
+
+		if (w && i % 64 == 0)
+			drop_watch(w);
+
+		if (folio) {
+			cached++;
+			folio_put(folio);
+		}
+	}
+	return cached;
+}
+
 static int storm(struct seq_buf *s)
 {
 	unsigned long *ev0, *ev;
 	unsigned int i, k, written = 0;
+	struct drop_watch w;
 	unsigned long freed;
-	s64 drop_us = -1;
 	swp_entry_t *swp;
 	struct file *file;
 	ktime_t t0, t1;
@@ -200,29 +223,29 @@ static int storm(struct seq_buf *s)
 
 	seq_buf_printf(s, "pages=%u written=%u storm_us=%lld", pages, written,
 		       ktime_us_delta(t1, t0));
+	w = (struct drop_watch){ .ev0 = ev0, .ev = ev, .written = written,
+				 .end = t1, .drop_us = -1 };
 	for (k = 0; k < ARRAY_SIZE(sample_ms); k++) {
 		ktime_t at = ktime_add_ms(t1, sample_ms[k]);
 
 		/* until the sample is due, watch for the last drop */
 		while (ktime_before(ktime_get(), at)) {
-			if (drop_us < 0 && written && settled(ev0, ev) >= written)
-				drop_us = ktime_us_delta(ktime_get(), t1);
-			usleep_range(100, 200);
+			drop_watch(&w);
+			usleep_range(20, 40);
 		}
-		if (drop_us < 0 && written && settled(ev0, ev) >= written)
-			drop_us = ktime_us_delta(ktime_get(), t1);
+		drop_watch(&w);
 		/* the scan takes a while: record when it started */
 		seq_buf_printf(s, " rss@%u=%lld/", sample_ms[k], ktime_us_delta(ktime_get(), t1));
-		seq_buf_printf(s, "%u", swap_cached(swp, pages));
+		seq_buf_printf(s, "%u", swap_cached(swp, pages, &w));
 	}
 	all_vm_events(ev);
-	seq_buf_printf(s, " drop_us=%lld dropped=%ld kept=%ld busy=%ld", drop_us,
+	seq_buf_printf(s, " drop_us=%lld dropped=%ld kept=%ld busy=%ld", w.drop_us,
 		       DELTA(DROPBEHIND_DROPPED), kept(ev0, ev), DELTA(DROPBEHIND_KEPT_BUSY));
 	t0 = ktime_get();
 	freed = reclaim_left(swp, pages);
 	t1 = ktime_get();
 	seq_buf_printf(s, " reclaim_us=%lld reclaimed=%lu left=%u\n",
-		       ktime_us_delta(t1, t0), freed, swap_cached(swp, pages));
+		       ktime_us_delta(t1, t0), freed, swap_cached(swp, pages, NULL));
 	ret = 0;
 put:
 	fput(file);
