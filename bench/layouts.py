@@ -33,7 +33,8 @@ Churn: fill the working set, then for each cycle free a random SHARE of the
 live objects and store as many new ones, their sizes drawn from the same
 stream. Compaction (slots, packed) runs after each cycle in the classes or
 bins where it would free at least two zspages, as zsmalloc_mod's background
-compaction does; it reports the bytes it moved per byte it gave back.
+compaction does; it reports the bytes it moved per byte it gave back and
+per byte the churn stored.
 
 Pool pages only: the per-object handle (8 bytes in every layout, outside
 the zspages) and the per-zspage descriptor are the same for all layouts
@@ -42,6 +43,7 @@ the fixed slots, META of the packed objects) is counted.
 """
 import argparse
 import bisect
+import heapq
 import random
 import sys
 
@@ -389,12 +391,16 @@ class PackedHoles(Packed):
         else:
             self.index_hole(b, z, off)
 
-    def slide(self, b, z):
-        """Close a zspage's holes: each object after the first hole moves."""
-        off = 0
+    def slide(self, b, z, frm=0):
+        """Close a zspage's holes from offset frm on (an extent's start):
+        each object after the first of them moves."""
+        off = frm
         for o in self.offsets(z):
+            if o < frm:
+                continue
             size, oid = z.holes.pop(o)
             if oid is None:
+                b["holes"] -= size
                 continue
             if o != off:
                 self.moved += size
@@ -408,6 +414,28 @@ class PackedHoles(Packed):
         self.free(oid)
         self.unfile(b, src)   # a free at its end refiled it
         self.put(b, dst, dst.top, oid, f)
+
+    def relocate(self, b, src, oid, f, at):
+        """Compaction: object oid of src (kept off the room lists) to
+        at = (zspage, offset of a free extent or its end)."""
+        self.free(oid)
+        if src.objs:
+            self.unfile(b, src)   # a free at its end refiled it
+        self.put(b, at[0], at[1], oid, f)
+        self.moved += f
+
+    def largest_first(self, z):
+        return sorted(z.objs, key=lambda o: -self.where[o][2])
+
+    def room(self, b, f, avoid):
+        """Where compaction can put f without sliding: the best-fitting free
+        extent outside @avoid, else the end of least room that fits."""
+        hole = self.take_hole(b, f, avoid)
+        if hole is None:
+            dst = self.find(b, f)
+            if dst is not None:
+                hole = (dst, dst.top)
+        return hole
 
     def compacted(self, b):
         """Compaction slid every zspage it kept: index what holes are left."""
@@ -444,28 +472,153 @@ class PackedGain(PackedHoles):
             for z in srcs:
                 self.unfile(b, z)
             for src in srcs:
-                for oid in sorted(src.objs, key=lambda o: -self.where[o][2]):
+                for oid in self.largest_first(src):
                     f = self.where[oid][2]
-                    hole = self.take_hole(b, f, avoid)
+                    hole = self.room(b, f, avoid)
                     if hole is None:
-                        dst = self.find(b, f)
-                        if dst is None:
-                            break
-                        hole = (dst, dst.top)
-                    self.free(oid)
-                    if src.objs:
-                        self.unfile(b, src)   # a free at its end refiled it
-                    self.put(b, hole[0], hole[1], oid, f)
-                    self.moved += f
+                        break
+                    self.relocate(b, src, oid, f, hole)
                 if src.objs:
                     self.reopen(b, src)
                 else:
                     self.returned += self.zpages * PAGE
 
+class PackedPair(PackedHoles):
+    """PackedHoles with a compaction that slides a zspage only to let
+    whole zspages empty. A run takes as victims the emptiest zspages, as
+    many as the pool has in excess of what it would keep, and empties them
+    one at a time, the emptiest first, into the others (never into another
+    victim); a victim that does not empty stays. Policies:
+
+      pair    the victim goes whole into one destination with free bytes
+              (extents and end) >= its live bytes: one where its objects
+              fit the free extents and the end as they are (the least free
+              of those), else the one cheapest to slide, slid;
+      spread  each object of the victim, largest first, to the best-fitting
+              free extent or end of any other zspage; when none fits, the
+              slide that frees the most bytes at a zspage's end per byte
+              moved: from the zspage's first free extent (whole), or from
+              any of them (tail: only the objects after it move).
+
+    With waste None, a run starts when the bin's pool exceeds
+    ceil(live / capacity) zspages by two and keeps that many; with WASTE,
+    it starts when the excess exceeds WASTE percent of the bin's zspages
+    and keeps an excess of WASTE / 2 percent."""
+
+    def __init__(self, bins, pages, align, meta, policy, waste=None):
+        super().__init__(bins, pages, align, meta)
+        self.policy, self.waste = policy, waste
+
+    def compact(self):
+        for b in self.bins:
+            n, need = len(b["zs"]), -(-b["live"] // self.cap)
+            if n - need < 2 or self.waste is not None and (n - need) * 100 <= self.waste * n:
+                continue
+            keep = need if self.waste is None else int(need / (1 - self.waste / 200))
+            zs = sorted(b["zs"], key=lambda z: z.used)
+            victims = zs[:n - keep]
+            for z in victims:
+                self.unfile(b, z)
+            (self.pairs if self.policy == "pair" else self.spread)(b, victims, zs[n - keep:])
+            for z in victims:
+                if z.objs:
+                    self.reopen(b, z)
+
+    def fits(self, z, objs):
+        """Whether footprints objs (largest first) fit z's free extents
+        (best fit) and end without sliding."""
+        ext = sorted(s for s, oid in z.holes.values() if oid is None)
+        end = self.cap - z.top
+        for f in objs:
+            i = bisect.bisect_left(ext, f)
+            if i < len(ext):
+                rest = ext.pop(i) - f
+                if rest:
+                    bisect.insort(ext, rest)
+            elif end >= f:
+                end -= f
+            else:
+                return False
+        return True
+
+    def best_extent(self, z, f):
+        """The offset of z's smallest free extent that fits f, else its end."""
+        fit = [(e[0], o) for o, e in z.holes.items() if e[1] is None and e[0] >= f]
+        return min(fit)[1] if fit else z.top
+
+    def unit(self, z, tail):
+        """The slide of z that frees the most at its end per byte moved:
+        (moved / freed, moved, freed, offset), or None without holes."""
+        best, moved, freed = None, 0, 0
+        for o in reversed(self.offsets(z)):
+            size, oid = z.holes[o]
+            if oid is not None:
+                moved += size
+                continue
+            freed += size
+            u = (moved / freed, moved, freed, o)
+            if not tail or best is None or u < best:
+                best = u
+        return best
+
+    def pairs(self, b, victims, keep):
+        for v in victims:
+            objs = [self.where[o][2] for o in self.largest_first(v)]
+            dsts = [z for z in keep if z.objs and self.cap - z.used >= v.used]
+            if not dsts:
+                return
+            fit = [z for z in dsts if self.fits(z, objs)]
+            if fit:
+                dst = min(fit, key=lambda z: self.cap - z.used)
+            else:
+                dst = min(dsts, key=lambda z: self.unit(z, False)[1])
+                self.slide(b, dst)
+            for oid in self.largest_first(v):
+                f = self.where[oid][2]
+                self.relocate(b, v, oid, f, (dst, self.best_extent(dst, f)))
+            self.returned += self.cap
+
+    def spread(self, b, victims, keep):
+        tail = self.policy == "tail"
+        heap = [(u[0], id(z), z) for z in keep for u in [self.unit(z, tail)] if u]
+        heapq.heapify(heap)
+        avoid = set(victims)
+        for v in victims:
+            for oid in self.largest_first(v):
+                f = self.where[oid][2]
+                at = self.room(b, f, avoid)
+                while at is None and self.slide_cheapest(b, heap, tail):
+                    at = self.room(b, f, avoid)
+                if at is None:
+                    break
+                self.relocate(b, v, oid, f, at)
+            if not v.objs:
+                self.returned += self.cap
+
+    def slide_cheapest(self, b, heap, tail):
+        """Take the cheapest slide off the heap (keys only grow during a
+        run, so an entry found stale goes back with its new key)."""
+        while heap:
+            key, _, z = heapq.heappop(heap)
+            u = self.unit(z, tail)
+            if u is None:
+                continue
+            if u[0] > key:
+                heapq.heappush(heap, (u[0], id(z), z))
+                continue
+            self.slide(b, z, u[3])
+            u = self.unit(z, tail)
+            if u:
+                heapq.heappush(heap, (u[0], id(z), z))
+            return True
+        return False
+
+
 def run(layout, sizes, n, cycles, share, rng):
-    """Fill with the first n sizes, then churn; return the pages after each step."""
+    """Fill with the first n sizes, then churn; return the pages after each
+    step, the live payload and the bytes stored by the churn."""
     live, oid = [], 0
-    payload = 0
+    payload = stored = 0
     for s in sizes[:n]:
         layout.alloc(oid, s)
         live.append((oid, s))
@@ -484,11 +637,15 @@ def run(layout, sizes, n, cycles, share, rng):
             layout.alloc(oid, s)
             live.append((oid, s))
             payload += s
+            stored += s
             oid += 1
         pages.append(layout.pages)
         layout.compact()
         pages[-1] = (pages[-1], layout.pages)
-    return pages, payload
+    return pages, payload, stored
+
+
+POLICIES = dict(p="pair", s="spread", t="tail")
 
 
 def main():
@@ -500,9 +657,12 @@ def main():
     ap.add_argument("--share", type=float, default=0.3)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--packed", action="append", default=[],
-                    help="a packed layout BINS:PAGES:ALIGN:META[:h|:gUSED] (repeatable; h: with "
-                         "a free-space search in zspages; gUSED: that, and compaction only "
-                         "of zspages at most USED%% used, sliding nothing) [16:4:8:10]")
+                    help="a packed layout BINS:PAGES:ALIGN:META[:h|:gUSED|:p|:s|:t[WASTE]] "
+                         "(repeatable; h: with a free-space search in zspages; gUSED: that, "
+                         "and compaction only of zspages at most USED%% used, sliding nothing; "
+                         "p, s, t: that, and compaction by pair, spread or tail (PackedPair), "
+                         "run when the pool exceeds its live bytes by two zspages or, with "
+                         "WASTE, by WASTE%% of its pages, until by WASTE/2%%) [16:4:8:10]")
     a = ap.parse_args()
 
     stream = [tuple(int(x) for x in line.split()) for line in open(a.sizes)]
@@ -513,8 +673,8 @@ def main():
 
     print("| working set | layout | pages fresh | density / zsmalloc fresh | "
           "pages after churn (before compaction) | density / zsmalloc after churn | "
-          "compaction: bytes moved per byte returned |")
-    print("|---|---|---|---|---|---|---|")
+          "compaction: bytes moved per byte returned | per byte stored by the churn |")
+    print("|---|---|---|---|---|---|---|---|")
     for mib in (int(m) for m in a.mib.split(",")):
         n_pages = mib * 256
         if n_pages > len(stream):
@@ -529,6 +689,11 @@ def main():
             if opt.startswith("g"):
                 lay = PackedGain(bins, pages, align, meta, int(opt[1:]))
                 what = ", holes filled, compaction of zspages at most %s%% used" % opt[1:]
+            elif opt[:1] in POLICIES:
+                policy, waste = POLICIES[opt[0]], float(opt[1:]) if opt[1:] else None
+                lay = PackedPair(bins, pages, align, meta, policy, waste)
+                what = ", holes filled, compaction by %s%s" % (
+                    policy, ", at waste > %g%%" % waste if waste is not None else "")
             else:
                 lay = (PackedHoles if opt == "h" else Packed)(bins, pages, align, meta)
                 what = ", holes filled" if opt == "h" else ""
@@ -536,13 +701,14 @@ def main():
                             % (bins, pages, align, meta, what), lay))
         ref = None
         for name, lay in layouts:
-            steps, _ = run(lay, sizes, len(sizes), a.cycles, a.share, random.Random(a.seed))
+            steps, _, stored = run(lay, sizes, len(sizes), a.cycles, a.share, random.Random(a.seed))
             fresh, (before, after) = steps[0], steps[-1]
             if ref is None:
                 ref = (fresh, after)
             ratio = "%.2f" % (lay.moved / lay.returned) if lay.returned else "-"
-            print("| %d MiB | %s | %d | %.4fx | %d (%d) | %.4fx | %s |" % (
-                mib, name, fresh, ref[0] / fresh, after, before, ref[1] / after, ratio))
+            print("| %d MiB | %s | %d | %.4fx | %d (%d) | %.4fx | %s | %.2f |" % (
+                mib, name, fresh, ref[0] / fresh, after, before, ref[1] / after, ratio,
+                lay.moved / stored))
     print("\nchurn: %d cycles, each freeing %.0f%% of the live objects and storing as many"
           " new ones (seed %d)." % (a.cycles, 100 * a.share, a.seed))
 

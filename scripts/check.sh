@@ -56,10 +56,15 @@ stage() {	# stage NAME COMMAND...: run, time, record
 	shift
 	echo "=== $name"
 	copy=$(mktemp "$out/stage.XXXXXX")
-	# (not a pipe: a stage function may set this shell's variables)
-	"$@" > >(tee "$copy") 2>&1
+	# (not a pipe: a stage function may set this shell's variables; tee's
+	# pid is taken before the stage, which may start jobs of its own)
+	local fd tee_pid
+	exec {fd}> >(tee "$copy")
+	tee_pid=$!
+	"$@" >&"$fd" 2>&1
 	rc=$?
-	wait $!
+	exec {fd}>&-
+	wait "$tee_pid"
 	summary+=("$(printf '%-30s %-5s %4ds' "$name" "$([ $rc = 0 ] && echo PASS || echo FAIL)" \
 		$((SECONDS - t0)))")
 	if [ $rc != 0 ]; then
