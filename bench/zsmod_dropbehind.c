@@ -161,8 +161,12 @@ static unsigned int swap_cached(const swp_entry_t *swp, unsigned int n,
 	for (i = 0; i < n; i++) {
 		struct folio *folio = swap_cache_folio_kunit(swp[i]);
 
-		if (w && i % 64 == 0)
-			drop_watch(w);
+		if (i % 64 == 0) {
+			if (w)
+				drop_watch(w);
+			/* the drops' worker may need this CPU */
+			cond_resched();
+		}
 
 		if (folio) {
 			cached++;
